@@ -1,0 +1,118 @@
+package dev.floe.worker.apply;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.ClusteredEqualityDeleteWriter;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.util.PropertyUtil;
+
+/**
+ * Writes a batch's final rows as data files and the replaced or deleted keys as equality deletes
+ * (key columns only), each delete in the partition where the key's stored row lives.
+ */
+public final class EqualityDeltaWriter {
+  private EqualityDeltaWriter() {}
+
+  /** The files written for one batch. */
+  public record Written(List<DataFile> dataFiles, List<DeleteFile> deleteFiles) {}
+
+  /**
+   * @param rows final rows to insert, in table column order
+   * @param deletes keys to delete with the stored row that tells their partition (for an
+   *     unpartitioned table the row may be just the key)
+   */
+  public static Written write(Table table, TableLayout layout, List<Object[]> rows, List<Object[]> deletes) {
+    Schema schema = layout.schema();
+    Schema deleteSchema = schema.select(layout.keyNames());
+    int[] equalityIds = deleteSchema.columns().stream().mapToInt(f -> f.fieldId()).toArray();
+    GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
+        .dataSchema(schema)
+        .dataFileFormat(FileFormat.PARQUET)
+        .deleteFileFormat(FileFormat.PARQUET)
+        .equalityFieldIds(equalityIds)
+        .equalityDeleteRowSchema(deleteSchema)
+        .build();
+    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+        .format(FileFormat.PARQUET)
+        .operationId(UUID.randomUUID().toString())
+        .build();
+    long targetSize = PropertyUtil.propertyAsLong(table.properties(),
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    PartitionKey partitionKey = new PartitionKey(layout.spec(), schema);
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+
+    List<DeleteFile> deleteFiles = new ArrayList<>();
+    if (!deletes.isEmpty()) {
+      // The clustered writer wants its input grouped by partition.
+      Map<StructLike, List<Record>> byPartition = new LinkedHashMap<>();
+      for (Object[] stored : deletes) {
+        StructLike partition = null;
+        if (layout.partitioned()) {
+          partitionKey.partition(wrapper.wrap(layout.toRecord(stored)));
+          partition = partitionKey.copy();
+        }
+        byPartition.computeIfAbsent(partition, p -> new ArrayList<>()).add(keyRecord(deleteSchema, layout, stored));
+      }
+      ClusteredEqualityDeleteWriter<Record> writer = new ClusteredEqualityDeleteWriter<>(factory, files, table.io(), targetSize);
+      try (writer) {
+        for (Map.Entry<StructLike, List<Record>> e : byPartition.entrySet()) {
+          for (Record r : e.getValue()) {
+            writer.write(r, layout.spec(), e.getKey());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      deleteFiles.addAll(writer.result().deleteFiles());
+    }
+
+    List<DataFile> dataFiles = new ArrayList<>();
+    if (!rows.isEmpty()) {
+      FanoutDataWriter<Record> writer = new FanoutDataWriter<>(factory, files, table.io(), targetSize);
+      try (writer) {
+        for (Object[] row : rows) {
+          Record r = layout.toRecord(row);
+          StructLike partition = null;
+          if (layout.partitioned()) {
+            partitionKey.partition(wrapper.wrap(r));
+            partition = partitionKey;
+          }
+          writer.write(r, layout.spec(), partition);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      dataFiles.addAll(writer.result().dataFiles());
+    }
+    return new Written(dataFiles, deleteFiles);
+  }
+
+  private static Record keyRecord(Schema deleteSchema, TableLayout layout, Object[] stored) {
+    GenericRecord r = GenericRecord.create(deleteSchema);
+    Schema full = layout.schema();
+    for (int i = 0; i < deleteSchema.columns().size(); i++) {
+      String name = deleteSchema.columns().get(i).name();
+      r.set(i, stored[full.columns().indexOf(full.findField(name))]);
+    }
+    return r;
+  }
+
+}

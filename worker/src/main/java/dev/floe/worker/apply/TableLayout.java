@@ -1,0 +1,174 @@
+package dev.floe.worker.apply;
+
+import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.decode.ChangeEvent;
+import dev.floe.worker.decode.EventField;
+import dev.floe.worker.decode.EventSchema;
+import dev.floe.worker.decode.Op;
+import dev.floe.worker.fold.BatchFolder.Projected;
+import dev.floe.worker.fold.MergeRule;
+import dev.floe.worker.fold.RowKey;
+import dev.floe.worker.fold.Unchanged;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * A table as the engine writes it: its top-level columns in order, the key columns, the partition
+ * spec and each column's merge rule; projects change events onto those columns.
+ */
+public final class TableLayout {
+  private final Schema schema;
+  private final PartitionSpec spec;
+  private final List<Types.NestedField> columns;
+  private final String[] keyNames;
+  private final int[] keyPositions;
+  private final MergeRule[] rules;
+  private final Map<EventSchema, int[]> projections = new IdentityHashMap<>();
+
+  public TableLayout(Schema schema, PartitionSpec spec, TableSpec config) {
+    this.schema = schema;
+    this.spec = spec;
+    this.columns = schema.columns();
+    List<String> key = schema.identifierFieldNames().stream()
+        .sorted((a, b) -> Integer.compare(position(a), position(b)))
+        .toList();
+    if (key.isEmpty()) {
+      throw new IllegalStateException("table has no identifier fields (primary key); Floe needs one to upsert");
+    }
+    this.keyNames = key.toArray(String[]::new);
+    this.keyPositions = key.stream().mapToInt(this::position).toArray();
+    this.rules = columns.stream().map(c -> config.ruleFor(c.name())).toArray(MergeRule[]::new);
+  }
+
+  public static TableLayout of(Table table, TableSpec config) {
+    return new TableLayout(table.schema(), table.spec(), config);
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  public PartitionSpec spec() {
+    return spec;
+  }
+
+  public boolean partitioned() {
+    return spec.isPartitioned();
+  }
+
+  public MergeRule[] rules() {
+    return rules;
+  }
+
+  public String[] keyNames() {
+    return keyNames;
+  }
+
+  public int columnCount() {
+    return columns.size();
+  }
+
+  /** Projects an upsert or delete onto the table's columns; a value that does not fit throws. */
+  public Projected project(ChangeEvent e) {
+    Object[] key = new Object[keyNames.length];
+    for (int i = 0; i < keyNames.length; i++) {
+      Object v = e.key().get(keyNames[i]);
+      if (v == null) {
+        throw new IllegalArgumentException("key has no value for key column '" + keyNames[i] + "' (key: " + e.key().keySet() + ")");
+      }
+      key[i] = ValueCoercion.coerce(v, columns.get(keyPositions[i]).type());
+    }
+    if (e.op() == Op.DELETE) {
+      return new Projected(e, new RowKey(key), null);
+    }
+    int[] target = projections.computeIfAbsent(e.schema(), this::projection);
+    Object[] row = new Object[columns.size()]; // columns the event lacks (dropped at the source) are null
+    Object[] values = e.values();
+    for (int i = 0; i < values.length; i++) {
+      Object v = values[i];
+      int pos = target[i];
+      row[pos] = v == Unchanged.VALUE ? v : ValueCoercion.coerce(v, columns.get(pos).type());
+    }
+    for (int i = 0; i < keyPositions.length; i++) {
+      row[keyPositions[i]] = key[i];
+    }
+    return new Projected(e, new RowKey(key), row);
+  }
+
+  private int[] projection(EventSchema event) {
+    int[] target = new int[event.fields().size()];
+    for (int i = 0; i < target.length; i++) {
+      EventField f = event.fields().get(i);
+      int pos = position(f.name());
+      if (pos < 0) {
+        throw new IllegalArgumentException("column '" + f.name() + "' is not in the table");
+      }
+      Type have = columns.get(pos).type();
+      if (!SchemaPlanner.sameType(have, f.type()) && !SchemaPlanner.narrowerThan(f.type(), have)) {
+        throw new IllegalArgumentException("column '" + f.name() + "' is " + f.type() + " in the event but " + have + " in the table");
+      }
+      target[i] = pos;
+    }
+    return target;
+  }
+
+  /** The key of a stored row. */
+  public RowKey keyOf(Record stored) {
+    Object[] key = new Object[keyNames.length];
+    for (int i = 0; i < key.length; i++) {
+      key[i] = ValueCoercion.coerce(stored.getField(keyNames[i]), columns.get(keyPositions[i]).type());
+    }
+    return new RowKey(key);
+  }
+
+  /** A row holding only the key's values (enough to delete it from an unpartitioned table). */
+  public Object[] keyRow(RowKey key) {
+    Object[] row = new Object[columns.size()];
+    for (int i = 0; i < keyPositions.length; i++) {
+      row[keyPositions[i]] = key.get(i);
+    }
+    return row;
+  }
+
+  /**
+   * A stored row's values in column order. The row may have been read with an older schema (a
+   * snapshot's own): columns added since are null, widened columns are widened.
+   */
+  public Object[] valuesOf(Record stored) {
+    Object[] out = new Object[columns.size()];
+    Types.StructType struct = stored.struct();
+    for (int i = 0; i < out.length; i++) {
+      Types.NestedField column = columns.get(i);
+      if (struct.field(column.name()) != null) {
+        out[i] = ValueCoercion.coerce(stored.getField(column.name()), column.type());
+      }
+    }
+    return out;
+  }
+
+  /** A row as an Iceberg record of the table schema. */
+  public Record toRecord(Object[] row) {
+    GenericRecord r = GenericRecord.create(schema);
+    for (int i = 0; i < row.length; i++) {
+      r.set(i, row[i]);
+    }
+    return r;
+  }
+
+  private int position(String name) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

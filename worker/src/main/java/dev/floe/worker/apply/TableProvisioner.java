@@ -1,0 +1,101 @@
+package dev.floe.worker.apply;
+
+import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.decode.EventField;
+import dev.floe.worker.decode.EventSchema;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.types.Types;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Creates a sink's table from the first event's schema, and evolves it as the source evolves. */
+public final class TableProvisioner {
+  private static final Logger LOG = LoggerFactory.getLogger(TableProvisioner.class);
+
+  private TableProvisioner() {}
+
+  /**
+   * Creates the table: the key columns become required identifier fields, every other column is
+   * optional (so a column the source drops can hold nulls), partitioned as configured.
+   */
+  public static Table create(Catalog catalog, TableIdentifier id, EventSchema event, List<String> keyColumns, TableSpec spec) {
+    Set<String> keys = new HashSet<>(keyColumns);
+    for (String k : keyColumns) {
+      if (event.field(k) == null) {
+        throw new IllegalArgumentException("primary-key column '" + k + "' is not a column of the source row " + event);
+      }
+    }
+    List<Types.NestedField> fields = new ArrayList<>();
+    Set<Integer> identifierIds = new HashSet<>();
+    int fieldId = 1;
+    for (EventField f : event.fields()) {
+      boolean key = keys.contains(f.name());
+      fields.add(key ? Types.NestedField.required(fieldId, f.name(), f.type()) : Types.NestedField.optional(fieldId, f.name(), f.type()));
+      if (key) {
+        identifierIds.add(fieldId);
+      }
+      fieldId++;
+    }
+    Schema schema = new Schema(fields, identifierIds);
+    PartitionSpec.Builder partitioning = PartitionSpec.builderFor(schema);
+    for (String p : spec.partitionBy()) {
+      PartitionFields.addTo(partitioning, PartitionFields.parse(p));
+    }
+    Map<String, String> properties = new HashMap<>(spec.properties());
+    properties.put(TableProperties.FORMAT_VERSION, String.valueOf(spec.formatVersion()));
+    properties.putIfAbsent(TableProperties.DEFAULT_FILE_FORMAT, "parquet");
+    ensureNamespace(catalog, id.namespace());
+    try {
+      Table table = catalog.buildTable(id, schema).withPartitionSpec(partitioning.build()).withProperties(properties).create();
+      LOG.info("created table {} key={} partitionBy={} format-version={}", id, keyColumns, spec.partitionBy(), spec.formatVersion());
+      return table;
+    } catch (AlreadyExistsException e) {
+      return catalog.loadTable(id); // another worker created it first
+    }
+  }
+
+  /** Applies the plan for an event schema; returns true when the table's schema changed. */
+  public static boolean evolve(Table table, EventSchema event) {
+    SchemaPlanner.Plan plan = SchemaPlanner.plan(table.schema(), event);
+    if (plan.isEmpty()) {
+      return false;
+    }
+    UpdateSchema update = table.updateSchema();
+    for (Types.NestedField f : plan.additions()) {
+      update.addColumn(f.name(), f.type());
+    }
+    for (Types.NestedField f : plan.widenings()) {
+      update.updateColumn(f.name(), f.type().asPrimitiveType());
+    }
+    update.commit();
+    LOG.info("evolved table {}: added {} widened {}", table.name(),
+        plan.additions().stream().map(f -> f.name() + " " + f.type()).toList(),
+        plan.widenings().stream().map(f -> f.name() + " " + f.type()).toList());
+    return true;
+  }
+
+  private static void ensureNamespace(Catalog catalog, Namespace namespace) {
+    if (catalog instanceof SupportsNamespaces ns && !namespace.isEmpty() && !ns.namespaceExists(namespace)) {
+      try {
+        ns.createNamespace(namespace);
+      } catch (org.apache.iceberg.exceptions.AlreadyExistsException ignored) {
+        // created concurrently: what we wanted
+      }
+    }
+  }
+}

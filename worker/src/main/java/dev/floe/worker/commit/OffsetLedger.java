@@ -1,0 +1,100 @@
+package dev.floe.worker.commit;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Keeps a sink's consumed offsets in the summaries of the snapshots it commits: the table, not
+ * Kafka, is the truth of what was applied. Each Floe snapshot carries the full map (merged with its
+ * parent's), so reading needs only the newest snapshot that has it.
+ */
+public final class OffsetLedger {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final String OFFSETS_PREFIX = "floe.offsets.";
+  static final String TRUNCATE_PREFIX = "floe.truncate-lsn.";
+
+  private OffsetLedger() {}
+
+  public static String offsetsKey(String sinkId) {
+    return OFFSETS_PREFIX + sinkId;
+  }
+
+  public static String truncateKey(String sinkId) {
+    return TRUNCATE_PREFIX + sinkId;
+  }
+
+  /** The offsets the table's current snapshot holds for a sink, walking back past other writers' snapshots. */
+  public static SinkOffsets read(Table table, String sinkId) {
+    Snapshot s = table.currentSnapshot();
+    while (s != null) {
+      SinkOffsets found = fromSummary(s, sinkId);
+      if (found != null) {
+        return found;
+      }
+      s = s.parentId() == null ? null : table.snapshot(s.parentId());
+    }
+    return SinkOffsets.NONE;
+  }
+
+  /** Same as {@link #read(Table, String)} over table metadata, from a given snapshot back. */
+  static SinkOffsets read(TableMetadata metadata, Long fromSnapshotId, String sinkId) {
+    Snapshot s = fromSnapshotId == null ? null : metadata.snapshot(fromSnapshotId);
+    while (s != null) {
+      SinkOffsets found = fromSummary(s, sinkId);
+      if (found != null) {
+        return found;
+      }
+      s = s.parentId() == null ? null : metadata.snapshot(s.parentId());
+    }
+    return SinkOffsets.NONE;
+  }
+
+  static SinkOffsets fromSummary(Snapshot s, String sinkId) {
+    String json = s.summary().get(offsetsKey(sinkId));
+    if (json == null) {
+      return null;
+    }
+    String truncate = s.summary().get(truncateKey(sinkId));
+    return new SinkOffsets(decode(json), truncate == null ? null : Long.parseLong(truncate), s.snapshotId());
+  }
+
+  /** The parent's map with this batch's next offsets laid over it. */
+  public static Map<TopicPartition, Long> merge(SinkOffsets parent, Map<TopicPartition, Long> batchNext) {
+    Map<TopicPartition, Long> merged = new HashMap<>(parent.next());
+    batchNext.forEach((tp, next) -> merged.merge(tp, next, Math::max));
+    return merged;
+  }
+
+  /** {"topic": {"0": 12, "1": 40}}: compact, and readable in a snapshot listing. */
+  public static String encode(Map<TopicPartition, Long> offsets) {
+    ObjectNode root = JSON.createObjectNode();
+    Map<String, Map<Integer, Long>> byTopic = new TreeMap<>();
+    offsets.forEach((tp, o) -> byTopic.computeIfAbsent(tp.topic(), t -> new TreeMap<>()).put(tp.partition(), o));
+    byTopic.forEach((topic, parts) -> {
+      ObjectNode node = root.putObject(topic);
+      parts.forEach((p, o) -> node.put(String.valueOf(p), o));
+    });
+    return root.toString();
+  }
+
+  static Map<TopicPartition, Long> decode(String json) {
+    try {
+      Map<TopicPartition, Long> out = new HashMap<>();
+      JsonNode root = JSON.readTree(json);
+      root.fields().forEachRemaining(topic -> topic.getValue().fields().forEachRemaining(p ->
+          out.put(new TopicPartition(topic.getKey(), Integer.parseInt(p.getKey())), p.getValue().longValue())));
+      return out;
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("snapshot summary holds unreadable Floe offsets: " + json, e);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package dev.floe.worker.config;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.time.Duration;
+
+/** When a batch closes: the first of interval, record count and byte count reached. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record CommitSpec(
+    @JsonPropertyDescription("Longest time a batch stays open, e.g. 10s, 1m, 500ms (default 10s).")
+        String interval,
+    @JsonPropertyDescription("Most records in one batch (default 500000).") Integer maxRecords,
+    @JsonPropertyDescription("Most bytes of record payload in one batch (default 256 MiB).")
+        Long maxBytes) {
+
+  public static final CommitSpec DEFAULTS = new CommitSpec(null, null, null);
+
+  public CommitSpec {
+    interval = interval == null ? "10s" : interval;
+    maxRecords = maxRecords == null ? 500_000 : maxRecords;
+    maxBytes = maxBytes == null ? 256L << 20 : maxBytes;
+  }
+
+  /** The interval as a duration. */
+  public Duration intervalDuration() {
+    return Durations.parse(interval);
+  }
+}

@@ -1,0 +1,57 @@
+package dev.floe.worker.config;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Resolves {@code ${env:NAME}} and {@code ${file:/path}} references in config values at the last
+ * moment, so configs, logs and status only ever hold the reference.
+ */
+public final class SecretResolver {
+  private static final Pattern REF = Pattern.compile("\\$\\{(env|file):([^}]+)}");
+  private final Function<String, String> env;
+
+  public SecretResolver(Function<String, String> env) {
+    this.env = env;
+  }
+
+  public static SecretResolver fromEnvironment() {
+    return new SecretResolver(System::getenv);
+  }
+
+  public String resolve(String field, String value) {
+    if (value == null) {
+      return null;
+    }
+    Matcher m = REF.matcher(value);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String resolved = "env".equals(m.group(1)) ? env.apply(m.group(2)) : readFile(field, m.group(2));
+      if (resolved == null) {
+        throw new ConfigException(field, "environment variable " + m.group(2) + " is not set", "export " + m.group(2) + "=...");
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(resolved));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  public Map<String, String> resolveAll(String field, Map<String, String> values) {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    values.forEach((k, v) -> out.put(k, resolve(field + "." + k, v)));
+    return out;
+  }
+
+  private static String readFile(String field, String path) {
+    try {
+      return Files.readString(Path.of(path)).strip();
+    } catch (IOException e) {
+      throw new ConfigException(field, "cannot read secret file " + path + ": " + e.getMessage(), "${file:/var/run/secrets/floe/s3-secret-key}");
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.floe.worker.config;
+
+import dev.floe.worker.apply.PartitionFields;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/** Checks a sink config before anything runs, collecting every problem with a hint. */
+public final class SinkSpecValidator {
+  private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][\\w]*(\\.[A-Za-z_][\\w]*)+");
+
+  private SinkSpecValidator() {}
+
+  public static List<ConfigProblem> problems(SinkSpec spec) {
+    List<ConfigProblem> out = new ArrayList<>();
+    if (spec.source() == null) {
+      out.add(new ConfigProblem("source", "is required", "source: {bootstrapServers: kafka:9092, topics: [pg.public.orders], groupId: floe-orders}"));
+    } else {
+      SourceSpec s = spec.source();
+      if (blank(s.groupId())) {
+        out.add(new ConfigProblem("source.groupId", "is required: it names the sink's offsets in the table", "floe-orders"));
+      }
+      if (s.topics().isEmpty() == blank(s.topicPattern())) {
+        out.add(new ConfigProblem("source.topics", "give exactly one of topics and topicPattern", "topics: [pg.public.orders]"));
+      }
+      if (!blank(s.topicPattern())) {
+        try {
+          Pattern.compile(s.topicPattern());
+        } catch (PatternSyntaxException e) {
+          out.add(new ConfigProblem("source.topicPattern", "is not a regular expression: " + e.getDescription(), "pg\\.public\\..*"));
+        }
+      }
+    }
+    if (spec.table() == null) {
+      out.add(new ConfigProblem("table", "is required", "table: {name: analytics.orders}"));
+    } else {
+      TableSpec t = spec.table();
+      if (blank(t.name()) || !TABLE_NAME.matcher(t.name()).matches()) {
+        out.add(new ConfigProblem("table.name", "must be namespace.table, got '" + t.name() + "'", "analytics.orders"));
+      }
+      if (t.formatVersion() != 2 && t.formatVersion() != 3) {
+        out.add(new ConfigProblem("table.formatVersion", "must be 2 or 3, got " + t.formatVersion(), "2"));
+      }
+      for (int i = 0; i < t.partitionBy().size(); i++) {
+        try {
+          PartitionFields.parse(t.partitionBy().get(i));
+        } catch (IllegalArgumentException e) {
+          out.add(new ConfigProblem("table.partitionBy[" + i + "]", e.getMessage(), "day(created_at)"));
+        }
+      }
+      CatalogSpec c = t.catalog();
+      if (c != null) {
+        boolean needsUri = c.type() == CatalogType.JDBC || c.type() == CatalogType.REST || c.type() == CatalogType.NESSIE;
+        if (needsUri && blank(c.uri())) {
+          out.add(new ConfigProblem("table.catalog.uri", "is required for a " + c.type().name().toLowerCase() + " catalog", "http://iceberg-rest:8181"));
+        }
+        boolean needsWarehouse = c.type() == CatalogType.LOCAL || c.type() == CatalogType.HADOOP || c.type() == CatalogType.JDBC;
+        if (needsWarehouse && blank(c.warehouse())) {
+          out.add(new ConfigProblem("table.catalog.warehouse", "is required for a " + c.type().name().toLowerCase() + " catalog", "s3://lake/warehouse"));
+        }
+      }
+    }
+    try {
+      spec.commit().intervalDuration();
+    } catch (IllegalArgumentException e) {
+      out.add(new ConfigProblem("commit.interval", e.getMessage(), "10s"));
+    }
+    if (spec.commit().maxRecords() < 1) {
+      out.add(new ConfigProblem("commit.maxRecords", "must be at least 1", "500000"));
+    }
+    if (spec.commit().maxBytes() < 1) {
+      out.add(new ConfigProblem("commit.maxBytes", "must be at least 1", "268435456"));
+    }
+    if (spec.onError() == OnError.DEAD_LETTER && spec.deadLetter() != null && blank(spec.deadLetter().topic())) {
+      out.add(new ConfigProblem("deadLetter.topic", "is empty", "floe.dlq.orders"));
+    }
+    return out;
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
+  }
+}

@@ -1,0 +1,27 @@
+package dev.floe.worker.config;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.List;
+import java.util.Map;
+
+/** The Kafka side of a sink: brokers, the change topics and the consumer group. */
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
+public record SourceSpec(
+    @JsonPropertyDescription("Kafka bootstrap servers, host:port[,host:port].") String bootstrapServers,
+    @JsonPropertyDescription("Change topics to read; either this or topicPattern.") List<String> topics,
+    @JsonPropertyDescription("A regular expression of change topics to read; either this or topics.")
+        String topicPattern,
+    @JsonPropertyDescription(
+            "Consumer group; also the identity under which the sink records its offsets in the table.")
+        String groupId,
+    @JsonPropertyDescription("Name of a Secret whose keys are extra Kafka client properties (SASL, TLS).")
+        String kafkaSecretRef,
+    @JsonPropertyDescription("Extra Kafka consumer properties; values may be ${env:NAME} or ${file:/path}.")
+        Map<String, String> properties) {
+
+  public SourceSpec {
+    topics = topics == null ? List.of() : List.copyOf(topics);
+    properties = properties == null ? Map.of() : Map.copyOf(properties);
+  }
+}

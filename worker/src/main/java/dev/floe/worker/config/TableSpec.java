@@ -1,0 +1,45 @@
+package dev.floe.worker.config;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.floe.worker.fold.MergeRule;
+import java.util.List;
+import java.util.Map;
+
+/** The Iceberg side of a sink: catalog, table name, key, partitioning, format and merge rules. */
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
+public record TableSpec(
+    @JsonPropertyDescription("The catalog that holds the table.") CatalogSpec catalog,
+    @JsonPropertyDescription("Table identifier, namespace.table (for example analytics.orders).")
+        String name,
+    @JsonPropertyDescription(
+            "Primary-key columns; by default the columns of the Debezium key record.")
+        List<String> primaryKey,
+    @JsonPropertyDescription(
+            "Partition fields for a new table: a column, or year(c), month(c), day(c), hour(c),"
+                + " bucket(N, c), truncate(W, c).")
+        List<String> partitionBy,
+    @JsonPropertyDescription("Iceberg format version of a new table: 2 or 3 (default 2).")
+        Integer formatVersion,
+    @JsonPropertyDescription("How upserts and deletes are written: equality-deletes.")
+        WriteMode writeMode,
+    @JsonPropertyDescription(
+            "Per-column merge rule: last (default), last-non-null, sum, min, max, first.")
+        Map<String, MergeRule> mergeRules,
+    @JsonPropertyDescription("Table properties set when the table is created.")
+        Map<String, String> properties) {
+
+  public TableSpec {
+    primaryKey = primaryKey == null ? List.of() : List.copyOf(primaryKey);
+    partitionBy = partitionBy == null ? List.of() : List.copyOf(partitionBy);
+    formatVersion = formatVersion == null ? 2 : formatVersion;
+    writeMode = writeMode == null ? WriteMode.EQUALITY_DELETES : writeMode;
+    mergeRules = mergeRules == null ? Map.of() : Map.copyOf(mergeRules);
+    properties = properties == null ? Map.of() : Map.copyOf(properties);
+  }
+
+  /** The merge rule of a column, {@code last} unless configured. */
+  public MergeRule ruleFor(String column) {
+    return mergeRules.getOrDefault(column, MergeRule.LAST);
+  }
+}

@@ -1,0 +1,243 @@
+package dev.floe.worker.decode;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.floe.worker.fold.Unchanged;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Decodes Debezium change envelopes written by Kafka Connect's JsonConverter, with schema
+ * ({@code schemas.enable=true}) or without (then the table's schema says how to read values). The
+ * key record gives the primary key; a record it cannot read becomes a rejection with the reason.
+ */
+public final class DebeziumDecoder {
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .build();
+  private static final String PLACEHOLDER_BASE64 =
+      Base64.getEncoder().encodeToString(Unchanged.DEBEZIUM_PLACEHOLDER.getBytes(StandardCharsets.UTF_8));
+
+  private final List<String> configuredKey;
+  private final Map<JsonNode, EventSchema> schemaCache = Collections.synchronizedMap(
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<JsonNode, EventSchema> eldest) {
+          return size() > 256;
+        }
+      });
+
+  /** @param configuredKey the primary-key columns from config, used when a record has no key */
+  public DebeziumDecoder(List<String> configuredKey) {
+    this.configuredKey = List.copyOf(configuredKey);
+  }
+
+  /**
+   * Decodes one record.
+   *
+   * @param tableSchema the target table's schema, or null if the table does not exist yet; needed
+   *     only for JSON without schema
+   */
+  public Decoded decode(RawRecord record, Schema tableSchema) {
+    try {
+      return decodeOrThrow(record, tableSchema);
+    } catch (DecodeException e) {
+      return new Decoded.Rejected(new RejectedRecord(record, e.getMessage()));
+    }
+  }
+
+  private Decoded decodeOrThrow(RawRecord record, Schema tableSchema) {
+    if (record.value() == null || record.value().length == 0) {
+      return new Decoded.Skip(record, "tombstone");
+    }
+    JsonNode root = parse(record.value(), "value");
+    JsonNode schema = null;
+    JsonNode payload = root;
+    if (root.has("payload") && root.has("schema")) {
+      schema = root.get("schema");
+      payload = root.get("payload");
+    }
+    if (payload == null || payload.isNull()) {
+      return new Decoded.Skip(record, "tombstone");
+    }
+    JsonNode opNode = payload.get("op");
+    if (opNode == null || !opNode.isTextual()) {
+      throw new DecodeException("not a Debezium change event: no 'op' field");
+    }
+    Long lsn = lsn(payload.get("source"));
+    String op = opNode.textValue();
+    if (op.equals("t")) {
+      return new Decoded.Event(new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, lsn, record));
+    }
+    String imageField = switch (op) {
+      case "c", "u", "r" -> "after";
+      case "d" -> "before";
+      default -> throw new DecodeException("unsupported Debezium op '" + op + "' (expected c, u, r, d or t)");
+    };
+    Op kind = op.equals("d") ? Op.DELETE : Op.UPSERT;
+    EventSchema rowSchema = rowSchema(schema, imageField, tableSchema);
+    JsonNode image = payload.get(imageField);
+    Object[] values = null;
+    if (image != null && !image.isNull()) {
+      if (!image.isObject()) {
+        throw new DecodeException("'" + imageField + "' is not an object");
+      }
+      values = readRow(rowSchema, image);
+    } else if (kind == Op.UPSERT) {
+      throw new DecodeException("op '" + op + "' without an '" + imageField + "' row");
+    }
+    Map<String, Object> key = key(record, rowSchema, values);
+    if (kind == Op.DELETE) {
+      values = null; // with REPLICA IDENTITY DEFAULT only the key of 'before' is real
+    }
+    return new Decoded.Event(new ChangeEvent(kind, key, rowSchema, values, lsn, record));
+  }
+
+  private EventSchema rowSchema(JsonNode envelopeSchema, String imageField, Schema tableSchema) {
+    if (envelopeSchema != null && !envelopeSchema.isNull()) {
+      for (JsonNode f : envelopeSchema.path("fields")) {
+        if (imageField.equals(f.path("field").asText())) {
+          EventSchema cached = schemaCache.get(f);
+          if (cached == null) {
+            try {
+              cached = ConnectSchemaMapper.rowSchema(f);
+            } catch (IllegalArgumentException e) {
+              throw new DecodeException("cannot map the row schema: " + e.getMessage());
+            }
+            schemaCache.put(f, cached);
+          }
+          return cached;
+        }
+      }
+      throw new DecodeException("envelope schema has no '" + imageField + "' field");
+    }
+    if (tableSchema == null) {
+      throw new DecodeException("JSON without schema needs an existing table to read values by; create the table or enable schemas in the converter");
+    }
+    return fromTable(tableSchema);
+  }
+
+  private EventSchema fromTable(Schema table) {
+    List<EventField> fields = new ArrayList<>();
+    for (Types.NestedField f : table.columns()) {
+      fields.add(new EventField(f.name(), f.type(), f.isOptional(), ValueCodecs.forIcebergType(f.type())));
+    }
+    return new EventSchema(fields);
+  }
+
+  private Object[] readRow(EventSchema schema, JsonNode image) {
+    Object[] values = new Object[schema.fields().size()];
+    for (int i = 0; i < values.length; i++) {
+      EventField f = schema.fields().get(i);
+      values[i] = readValue(f, image.get(f.name()));
+    }
+    return values;
+  }
+
+  private static Object readValue(EventField f, JsonNode node) {
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    if (isPlaceholder(node)) {
+      return Unchanged.VALUE;
+    }
+    try {
+      return f.codec().decode(node);
+    } catch (RuntimeException e) {
+      throw new DecodeException("column '" + f.name() + "' (" + f.type() + "): " + e.getMessage());
+    }
+  }
+
+  private static boolean isPlaceholder(JsonNode node) {
+    if (node.isTextual()) {
+      String t = node.textValue();
+      return t.equals(Unchanged.DEBEZIUM_PLACEHOLDER) || t.equals(PLACEHOLDER_BASE64);
+    }
+    return node.isArray() && node.size() == 1 && isPlaceholder(node.get(0));
+  }
+
+  private Map<String, Object> key(RawRecord record, EventSchema rowSchema, Object[] values) {
+    Map<String, Object> key = new LinkedHashMap<>();
+    if (record.key() != null && record.key().length > 0) {
+      JsonNode root = parse(record.key(), "key");
+      JsonNode payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
+      if (payload == null || !payload.isObject() || payload.isEmpty()) {
+        throw new DecodeException("key is not an object of key columns: " + abbreviate(root.toString()));
+      }
+      for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) payload::fields) {
+        EventField f = rowSchema.field(e.getKey());
+        if (f == null) {
+          throw new DecodeException("key column '" + e.getKey() + "' is not a column of the row");
+        }
+        Object v = readValue(f, e.getValue());
+        if (v == null || v == Unchanged.VALUE) {
+          throw new DecodeException("key column '" + e.getKey() + "' is null");
+        }
+        key.put(e.getKey(), v);
+      }
+      return key;
+    }
+    if (configuredKey.isEmpty()) {
+      throw new DecodeException("record has no key and table.primaryKey is not configured");
+    }
+    if (values == null) {
+      throw new DecodeException("delete without key record or 'before' row: cannot tell which row");
+    }
+    for (String column : configuredKey) {
+      int pos = rowSchema.position(column);
+      Object v = pos < 0 ? null : values[pos];
+      if (v == null || v == Unchanged.VALUE) {
+        throw new DecodeException("key column '" + column + "' is missing or null");
+      }
+      key.put(column, v);
+    }
+    return key;
+  }
+
+  private static Long lsn(JsonNode source) {
+    if (source == null) {
+      return null;
+    }
+    JsonNode lsn = source.get("lsn");
+    return lsn != null && lsn.canConvertToLong() && lsn.isIntegralNumber() ? lsn.longValue() : null;
+  }
+
+  private static JsonNode parse(byte[] bytes, String what) {
+    try {
+      JsonParser p = JSON.createParser(bytes);
+      JsonNode node = JSON.readTree(p);
+      if (node == null) {
+        throw new DecodeException(what + " is empty");
+      }
+      return node;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new DecodeException(what + " is not JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new DecodeException(what + " cannot be read: " + e.getMessage());
+    }
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+  }
+
+  /** A record that cannot be decoded; its message is the rejection reason. */
+  static final class DecodeException extends RuntimeException {
+    DecodeException(String message) {
+      super(message, null, false, false);
+    }
+  }
+}

@@ -1,0 +1,188 @@
+package dev.floe.worker.decode;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.DateTimeUtil;
+
+/**
+ * The value readers for Debezium's JSON encodings. Numbers are never read through a double unless
+ * the column is a floating-point one; decimals stay exact.
+ */
+public final class ValueCodecs {
+  private ValueCodecs() {}
+
+  public static final ValueCodec INT = n -> {
+    requireIntegral(n, "int");
+    if (!n.canConvertToInt()) {
+      throw new IllegalArgumentException(n + " does not fit an int");
+    }
+    return n.intValue();
+  };
+
+  public static final ValueCodec LONG = n -> {
+    requireIntegral(n, "long");
+    if (!n.canConvertToLong()) {
+      throw new IllegalArgumentException(n + " does not fit a long");
+    }
+    return n.longValue();
+  };
+
+  public static final ValueCodec FLOAT = n -> (float) floating(n);
+  public static final ValueCodec DOUBLE = ValueCodecs::floating;
+
+  public static final ValueCodec BOOLEAN = n -> {
+    if (!n.isBoolean()) {
+      throw new IllegalArgumentException(n + " is not a boolean");
+    }
+    return n.booleanValue();
+  };
+
+  /** Text, or the JSON text of a structured value (so nothing is lost). */
+  public static final ValueCodec STRING = n -> n.isTextual() ? n.textValue() : n.toString();
+
+  public static final ValueCodec BINARY = n -> ByteBuffer.wrap(base64(n));
+
+  public static final ValueCodec UUID_TEXT = n -> UUID.fromString(text(n));
+
+  /** Days since the epoch (Debezium Date, Connect Date). */
+  public static final ValueCodec EPOCH_DAYS = n -> LocalDate.ofEpochDay(LONG_OF(n));
+
+  public static final ValueCodec TIME_MILLIS = n -> LocalTime.ofNanoOfDay(LONG_OF(n) * 1_000_000L);
+  public static final ValueCodec TIME_MICROS = n -> LocalTime.ofNanoOfDay(LONG_OF(n) * 1_000L);
+  public static final ValueCodec TIME_NANOS = n -> LocalTime.ofNanoOfDay(LONG_OF(n) / 1_000L * 1_000L);
+
+  public static final ValueCodec TIMESTAMP_MILLIS = n -> DateTimeUtil.timestampFromMicros(Math.multiplyExact(LONG_OF(n), 1000L));
+  public static final ValueCodec TIMESTAMP_MICROS = n -> DateTimeUtil.timestampFromMicros(LONG_OF(n));
+  public static final ValueCodec TIMESTAMP_NANOS = n -> DateTimeUtil.timestampFromMicros(Math.floorDiv(LONG_OF(n), 1000L));
+
+  /** Debezium ZonedTimestamp: an ISO-8601 string; kept as the same instant in UTC. */
+  public static final ValueCodec ZONED_TIMESTAMP = n -> OffsetDateTime.parse(text(n)).withOffsetSameInstant(ZoneOffset.UTC);
+
+  /** Connect Decimal: base64 big-endian two's-complement unscaled value. */
+  public static ValueCodec decimalBytes(int scale) {
+    return n -> {
+      if (n.isNumber()) {
+        return n.decimalValue().setScale(scale);
+      }
+      return new BigDecimal(new BigInteger(base64(n)), scale);
+    };
+  }
+
+  /** Decimal given as text or number (decimal.handling.mode=string, or schemaless input). */
+  public static ValueCodec decimalLenient(int scale) {
+    return n -> {
+      if (n.isNumber()) {
+        return n.decimalValue().setScale(scale);
+      }
+      String t = text(n);
+      try {
+        return new BigDecimal(t).setScale(scale);
+      } catch (NumberFormatException e) {
+        return new BigDecimal(new BigInteger(Base64.getDecoder().decode(t)), scale);
+      }
+    };
+  }
+
+  /** Debezium VariableScaleDecimal: {scale, value}; kept exact as its plain text. */
+  public static final ValueCodec VARIABLE_SCALE_DECIMAL_TEXT = n -> {
+    JsonNode value = n.get("value");
+    JsonNode scale = n.get("scale");
+    if (value == null || scale == null) {
+      throw new IllegalArgumentException(n + " is not a VariableScaleDecimal {scale, value}");
+    }
+    return new BigDecimal(new BigInteger(base64(value)), scale.intValue()).toPlainString();
+  };
+
+  public static ValueCodec list(ValueCodec element) {
+    return n -> {
+      if (!n.isArray()) {
+        throw new IllegalArgumentException(n + " is not an array");
+      }
+      List<Object> out = new ArrayList<>(n.size());
+      for (JsonNode e : n) {
+        out.add(e.isNull() ? null : element.decode(e));
+      }
+      return out;
+    };
+  }
+
+  /**
+   * The reader for a column known only by its Iceberg type (schemaless JSON), assuming Debezium's
+   * default encodings and accepting ISO text for temporal values.
+   */
+  public static ValueCodec forIcebergType(Type type) {
+    return switch (type.typeId()) {
+      case INTEGER -> INT;
+      case LONG -> LONG;
+      case FLOAT -> FLOAT;
+      case DOUBLE -> DOUBLE;
+      case BOOLEAN -> BOOLEAN;
+      case STRING -> STRING;
+      case BINARY, FIXED -> BINARY;
+      case UUID -> UUID_TEXT;
+      case DATE -> n -> n.isTextual() ? LocalDate.parse(n.textValue()) : EPOCH_DAYS.decode(n);
+      case TIME -> n -> n.isTextual() ? LocalTime.parse(n.textValue()) : TIME_MICROS.decode(n);
+      case TIMESTAMP -> ((Types.TimestampType) type).shouldAdjustToUTC()
+          ? n -> n.isTextual() ? ZONED_TIMESTAMP.decode(n) : DateTimeUtil.timestamptzFromMicros(LONG_OF(n))
+          : n -> n.isTextual() ? java.time.LocalDateTime.parse(n.textValue()) : TIMESTAMP_MICROS.decode(n);
+      case DECIMAL -> decimalLenient(((Types.DecimalType) type).scale());
+      case LIST -> list(forIcebergType(((Types.ListType) type).elementType()));
+      default -> throw new IllegalArgumentException("no JSON reader for Iceberg type " + type);
+    };
+  }
+
+  private static long LONG_OF(JsonNode n) {
+    return (Long) LONG.decode(n);
+  }
+
+  private static double floating(JsonNode n) {
+    if (n.isNumber()) {
+      return n.doubleValue();
+    }
+    if (n.isTextual()) {
+      switch (n.textValue()) {
+        case "NaN":
+          return Double.NaN;
+        case "Infinity":
+          return Double.POSITIVE_INFINITY;
+        case "-Infinity":
+          return Double.NEGATIVE_INFINITY;
+        default:
+      }
+    }
+    throw new IllegalArgumentException(n + " is not a number");
+  }
+
+  private static void requireIntegral(JsonNode n, String what) {
+    if (!n.isIntegralNumber()) {
+      throw new IllegalArgumentException(n + " is not an " + what);
+    }
+  }
+
+  private static String text(JsonNode n) {
+    if (!n.isTextual()) {
+      throw new IllegalArgumentException(n + " is not a string");
+    }
+    return n.textValue();
+  }
+
+  private static byte[] base64(JsonNode n) {
+    try {
+      return Base64.getDecoder().decode(text(n));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(n + " is not base64: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,308 @@
+package dev.floe.worker.engine;
+
+import dev.floe.worker.apply.EqualityDeltaWriter;
+import dev.floe.worker.apply.IncompatibleSchemaException;
+import dev.floe.worker.apply.StoredRowReader;
+import dev.floe.worker.apply.TableLayout;
+import dev.floe.worker.apply.TableProvisioner;
+import dev.floe.worker.commit.BatchCommitter;
+import dev.floe.worker.commit.ConcurrentSinkCommitException;
+import dev.floe.worker.commit.OffsetLedger;
+import dev.floe.worker.commit.SinkOffsets;
+import dev.floe.worker.config.OnError;
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.decode.ChangeEvent;
+import dev.floe.worker.decode.DebeziumDecoder;
+import dev.floe.worker.decode.Decoded;
+import dev.floe.worker.decode.EventSchema;
+import dev.floe.worker.decode.Op;
+import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.decode.RejectedRecord;
+import dev.floe.worker.fold.BatchFolder;
+import dev.floe.worker.fold.FoldedBatch;
+import dev.floe.worker.fold.KeyFold;
+import dev.floe.worker.fold.RowKey;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies batches of Debezium records to one Iceberg table, exactly once: skip what the table
+ * already holds, decode, fold per key, resolve against stored rows, write, and commit files and
+ * offsets in one snapshot. A commit that loses a race is retried against the new table state.
+ */
+public final class SinkEngine {
+  private static final Logger LOG = LoggerFactory.getLogger(SinkEngine.class);
+  private static final int MAX_ATTEMPTS = 10;
+
+  private final SinkSpec spec;
+  private final Catalog catalog;
+  private final TableIdentifier tableId;
+  private final DebeziumDecoder decoder;
+  private Table table;
+  private TableLayout layout;
+
+  public SinkEngine(SinkSpec spec, Catalog catalog) {
+    this.spec = spec;
+    this.catalog = catalog;
+    this.tableId = TableIdentifier.parse(spec.table().name());
+    this.decoder = new DebeziumDecoder(spec.table().primaryKey());
+  }
+
+  /** The offsets the table holds for this sink (empty when the table does not exist yet). */
+  public SinkOffsets offsets() {
+    return loadTable() ? OffsetLedger.read(table, spec.sinkId()) : SinkOffsets.NONE;
+  }
+
+  /** The table, once it exists. */
+  public Table table() {
+    loadTable();
+    return table;
+  }
+
+  /**
+   * Applies one batch. Records the table already holds (by this sink's offsets) are skipped, so a
+   * batch replayed after a crash changes nothing.
+   *
+   * @throws IncompatibleSchemaException when the source schema changed in a way the table cannot follow
+   * @throws RejectedRecordsException when records were rejected and the sink is configured to fail
+   */
+  public BatchResult apply(List<RawRecord> records, DeadLetters deadLetters) {
+    RuntimeException last = null;
+    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      try {
+        return applyOnce(records, deadLetters, attempt);
+      } catch (ConcurrentSinkCommitException | CommitFailedException | ValidationException e) {
+        last = e;
+        LOG.info("commit to {} lost a race (attempt {}): {}; replanning against the new table state", tableId, attempt, e.getMessage());
+        backoff(attempt);
+      }
+    }
+    throw new IllegalStateException("could not commit to " + tableId + " after " + MAX_ATTEMPTS + " attempts", last);
+  }
+
+  private BatchResult applyOnce(List<RawRecord> records, DeadLetters deadLetters, int attempt) {
+    boolean exists = loadTable();
+    Long baseSnapshot = exists && table.currentSnapshot() != null ? table.currentSnapshot().snapshotId() : null;
+    SinkOffsets held = exists ? OffsetLedger.read(table, spec.sinkId()) : SinkOffsets.NONE;
+
+    List<RawRecord> fresh = new ArrayList<>(records.size());
+    Map<TopicPartition, Long> next = new HashMap<>();
+    for (RawRecord r : records) {
+      if (r.offset() >= held.nextOffset(r.topicPartition())) {
+        fresh.add(r);
+        next.merge(r.topicPartition(), r.offset() + 1, Math::max);
+      }
+    }
+    if (fresh.isEmpty()) {
+      return BatchResult.alreadyApplied(records.size());
+    }
+
+    List<ChangeEvent> events = new ArrayList<>(fresh.size());
+    List<RejectedRecord> rejected = new ArrayList<>();
+    int tombstones = 0;
+    for (RawRecord r : fresh) {
+      Decoded d = decoder.decode(r, exists ? table.schema() : null);
+      if (d instanceof Decoded.Event e) {
+        events.add(e.event());
+      } else if (d instanceof Decoded.Rejected rj) {
+        rejected.add(rj.rejected());
+      } else {
+        tombstones++;
+      }
+    }
+
+    prepareTable(events);
+    if (table == null) {
+      // Only truncates, tombstones or rejects, and no table to empty or to hold offsets yet.
+      if (!rejected.isEmpty()) {
+        if (spec.onError() == OnError.FAIL) {
+          throw new RejectedRecordsException(rejected);
+        }
+        deadLetters.send(rejected);
+      }
+      return new BatchResult(null, records.size(), records.size() - fresh.size(), tombstones, events.size(),
+          0, false, 0, 0, List.copyOf(rejected), Map.copyOf(next), attempt);
+    }
+    FoldedBatch folded = BatchFolder.fold(events, layout::project, layout.rules(), held.truncateLsn());
+    rejected.addAll(folded.rejected());
+    if (!rejected.isEmpty()) {
+      if (spec.onError() == OnError.FAIL) {
+        throw new RejectedRecordsException(rejected);
+      }
+      deadLetters.send(rejected);
+    }
+
+    Changes changes = resolve(folded, baseSnapshot);
+    EqualityDeltaWriter.Written written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes());
+    List<DataFile> removedData = new ArrayList<>();
+    List<DeleteFile> removedDeletes = new ArrayList<>();
+    if (folded.truncates() && baseSnapshot != null) {
+      liveFiles(baseSnapshot, removedData, removedDeletes);
+    }
+    BatchCommitter.Commit commit = new BatchCommitter.Commit(
+        written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, next, folded.truncateLsn());
+    long snapshotId;
+    try {
+      snapshotId = BatchCommitter.commit(table, spec.sinkId(), baseSnapshot, held, commit);
+    } catch (RuntimeException e) {
+      deleteQuietly(written);
+      throw e;
+    }
+    int deleted = (int) folded.keys().values().stream().filter(f -> !f.exists()).count();
+    LOG.debug("committed snapshot {} to {}: {} records, {} rows, {} deletes, {} rejected",
+        snapshotId, tableId, fresh.size(), changes.rows().size(), deleted, rejected.size());
+    return new BatchResult(snapshotId, records.size(), records.size() - fresh.size(), tombstones, events.size(),
+        folded.supersededByTruncate(), folded.truncates(), changes.rows().size(), deleted,
+        List.copyOf(rejected), Map.copyOf(next), attempt);
+  }
+
+  /** The final rows to write and the stored rows (or keys) to delete. */
+  private record Changes(List<Object[]> rows, List<Object[]> deletes) {}
+
+  private Changes resolve(FoldedBatch folded, Long baseSnapshot) {
+    boolean partitioned = layout.partitioned();
+    Set<RowKey> lookup = new HashSet<>();
+    for (Map.Entry<RowKey, KeyFold> e : folded.keys().entrySet()) {
+      KeyFold f = e.getValue();
+      // A partitioned table must delete a key in the partition its stored row lives in.
+      if ((partitioned && !folded.truncates()) || f.needsStoredValues(layout.rules())) {
+        lookup.add(e.getKey());
+      }
+    }
+    Map<RowKey, Object[]> stored = baseSnapshot == null || lookup.isEmpty()
+        ? Collections.emptyMap()
+        : StoredRowReader.read(table, baseSnapshot, layout, lookup);
+
+    List<Object[]> rows = new ArrayList<>(folded.keys().size());
+    List<Object[]> deletes = new ArrayList<>();
+    for (Map.Entry<RowKey, KeyFold> e : folded.keys().entrySet()) {
+      RowKey key = e.getKey();
+      KeyFold f = e.getValue();
+      Object[] s = stored.get(key);
+      if (!folded.truncates() && baseSnapshot != null) {
+        if (s != null) {
+          deletes.add(s);
+        } else if (!lookup.contains(key)) {
+          deletes.add(layout.keyRow(key)); // not looked up: it may be stored, delete to be sure
+        }
+      }
+      if (f.exists()) {
+        rows.add(f.resolve(s, layout.rules()));
+      }
+    }
+    return new Changes(rows, deletes);
+  }
+
+  /** Creates the table from the first event, or evolves it to fit every event schema in the batch. */
+  private void prepareTable(List<ChangeEvent> events) {
+    Map<EventSchema, List<ChangeEvent>> bySchema = new IdentityHashMap<>();
+    for (ChangeEvent e : events) {
+      if (e.op() != Op.TRUNCATE) {
+        bySchema.computeIfAbsent(e.schema(), s -> new ArrayList<>()).add(e);
+      }
+    }
+    if (table == null) {
+      ChangeEvent first = events.stream().filter(e -> e.op() != Op.TRUNCATE).findFirst().orElse(null);
+      if (first == null) {
+        return;
+      }
+      List<String> key = spec.table().primaryKey().isEmpty() ? List.copyOf(first.key().keySet()) : spec.table().primaryKey();
+      table = TableProvisioner.create(catalog, tableId, first.schema(), key, spec.table());
+    }
+    boolean changed = false;
+    for (Map.Entry<EventSchema, List<ChangeEvent>> e : bySchema.entrySet()) {
+      try {
+        changed |= TableProvisioner.evolve(table, e.getKey());
+      } catch (IllegalArgumentException ex) {
+        throw new IncompatibleSchemaException("table " + tableId + ": " + ex.getMessage(),
+            e.getValue().stream().map(ChangeEvent::record).toList());
+      }
+    }
+    if (changed) {
+      table.refresh();
+    }
+    if (layout == null || changed || layout.schema().schemaId() != table.schema().schemaId()) {
+      layout = TableLayout.of(table, spec.table());
+    }
+  }
+
+  private void liveFiles(long snapshotId, List<DataFile> data, List<DeleteFile> deletes) {
+    Set<String> seenDeletes = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
+      for (FileScanTask t : tasks) {
+        data.add(t.file());
+        for (DeleteFile d : t.deletes()) {
+          if (seenDeletes.add(d.location())) {
+            deletes.add(d);
+          }
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private boolean loadTable() {
+    if (table != null) {
+      table.refresh();
+      if (layout != null && (layout.schema().schemaId() != table.schema().schemaId() || layout.spec().specId() != table.spec().specId())) {
+        layout = TableLayout.of(table, spec.table());
+      }
+      return true;
+    }
+    try {
+      table = catalog.loadTable(tableId);
+      layout = TableLayout.of(table, spec.table());
+      return true;
+    } catch (NoSuchTableException e) {
+      return false;
+    }
+  }
+
+  private void deleteQuietly(EqualityDeltaWriter.Written written) {
+    for (DataFile f : written.dataFiles()) {
+      deleteFile(f.location());
+    }
+    for (DeleteFile f : written.deleteFiles()) {
+      deleteFile(f.location());
+    }
+  }
+
+  private void deleteFile(String location) {
+    try {
+      table.io().deleteFile(location);
+    } catch (RuntimeException e) {
+      // An uncommitted file left behind is an orphan for compaction to remove, never a wrong row.
+      LOG.warn("could not delete uncommitted file {}: {}", location, e.toString());
+    }
+  }
+
+  private static void backoff(int attempt) {
+    try {
+      Thread.sleep(Math.min(2_000, 25L << Math.min(attempt, 6)) + (long) (Math.random() * 50));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while retrying a commit", e);
+    }
+  }
+
+}

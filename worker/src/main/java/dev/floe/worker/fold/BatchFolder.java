@@ -1,0 +1,95 @@
+package dev.floe.worker.fold;
+
+import dev.floe.worker.decode.ChangeEvent;
+import dev.floe.worker.decode.Op;
+import dev.floe.worker.decode.RejectedRecord;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Folds a batch of change events into one change per key, in source order. A key's events share a
+ * partition, so offset order is source order; a truncate is ordered against other partitions by
+ * the source LSN, and events older than the newest truncate (in this batch or recorded in the
+ * table as the watermark) are dropped.
+ */
+public final class BatchFolder {
+  private BatchFolder() {}
+
+  /** A change event already projected onto the table's columns, with its key. */
+  public record Projected(ChangeEvent event, RowKey key, Object[] row) {}
+
+  /**
+   * @param events the batch's events in any order across partitions, offset order within one
+   * @param project projects an upsert or delete onto the table's columns; throws {@link
+   *     IllegalArgumentException} for a record that does not fit the table
+   * @param rules the merge rule of each table column
+   * @param watermark the truncate LSN the table already holds, or null
+   */
+  public static FoldedBatch fold(
+      List<ChangeEvent> events, Function<ChangeEvent, Projected> project, MergeRule[] rules, Long watermark) {
+    List<ChangeEvent> ordered = new ArrayList<>(events);
+    ordered.sort(Comparator.comparing((ChangeEvent e) -> e.record().topic())
+        .thenComparingInt(e -> e.record().partition())
+        .thenComparingLong(e -> e.record().offset()));
+
+    Long truncateLsn = watermark;
+    boolean truncates = false;
+    Map<TopicPartition, Long> truncateOffsets = new HashMap<>();
+    for (ChangeEvent e : ordered) {
+      if (e.op() == Op.TRUNCATE) {
+        truncates = true;
+        truncateOffsets.merge(e.record().topicPartition(), e.record().offset(), Math::max);
+        if (e.lsn() != null && (truncateLsn == null || e.lsn() > truncateLsn)) {
+          truncateLsn = e.lsn();
+        }
+      }
+    }
+
+    Map<RowKey, KeyFold> keys = new LinkedHashMap<>();
+    List<RejectedRecord> rejected = new ArrayList<>();
+    int superseded = 0;
+    for (ChangeEvent e : ordered) {
+      if (e.op() == Op.TRUNCATE) {
+        continue;
+      }
+      if (isBeforeTruncate(e, truncateLsn, truncateOffsets)) {
+        superseded++;
+        continue;
+      }
+      Projected p;
+      try {
+        p = project.apply(e);
+      } catch (IllegalArgumentException ex) {
+        rejected.add(new RejectedRecord(e.record(), ex.getMessage()));
+        continue;
+      }
+      // When the batch truncates, the table is emptied first: nothing stored survives.
+      boolean emptied = truncates;
+      KeyFold fold = keys.computeIfAbsent(p.key(), k -> new KeyFold(emptied));
+      if (e.op() == Op.DELETE) {
+        fold.delete();
+      } else {
+        try {
+          fold.upsert(p.row(), rules);
+        } catch (ArithmeticException | IllegalArgumentException ex) {
+          rejected.add(new RejectedRecord(e.record(), "merge rule failed: " + ex.getMessage()));
+        }
+      }
+    }
+    return new FoldedBatch(keys, truncates, truncateLsn, superseded, rejected);
+  }
+
+  private static boolean isBeforeTruncate(ChangeEvent e, Long truncateLsn, Map<TopicPartition, Long> truncateOffsets) {
+    if (e.lsn() != null && truncateLsn != null) {
+      return e.lsn() < truncateLsn;
+    }
+    Long at = truncateOffsets.get(e.record().topicPartition());
+    return at != null && e.record().offset() < at;
+  }
+}

@@ -1,0 +1,80 @@
+package dev.floe.worker.model;
+
+import dev.floe.worker.fold.Unchanged;
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+
+/**
+ * Generators of change histories over a small key space, so keys are inserted, updated, deleted,
+ * re-inserted and moved between partitions (region) many times; with TOAST placeholders, truncates
+ * and one schema change. Shared by every write mode's property tests.
+ */
+public final class OrdersScripts {
+  private static final LocalDateTime EPOCH = LocalDateTime.of(2024, 1, 1, 0, 0);
+
+  private OrdersScripts() {}
+
+  public static Arbitrary<Script> scripts() {
+    Arbitrary<List<List<Step>>> batches = steps().list().ofMinSize(1).ofMaxSize(14).list().ofMinSize(1).ofMaxSize(6);
+    Arbitrary<Integer> evolveAt = Arbitraries.integers().between(-2, 5); // negative: never
+    return Combinators.combine(batches, evolveAt).as((bs, at) -> {
+      List<List<Step>> out = new ArrayList<>();
+      for (int i = 0; i < bs.size(); i++) {
+        List<Step> b = new ArrayList<>(bs.get(i));
+        if (i == at) {
+          b.add(b.size() / 2, new Step.EvolveSchema());
+        }
+        out.add(b);
+      }
+      return new Script(out);
+    });
+  }
+
+  static Arbitrary<Step> steps() {
+    Arbitrary<Long> ids = Arbitraries.longs().between(1, 6);
+    Arbitrary<Step> delete = ids.map(Step.Delete::new);
+    Arbitrary<Step> truncate = Arbitraries.integers().between(0, OrdersTable.PARTITIONS - 1).map(Step.Truncate::new);
+    return Arbitraries.frequencyOf(
+        net.jqwik.api.Tuple.of(12, upserts(ids)),
+        net.jqwik.api.Tuple.of(3, delete),
+        net.jqwik.api.Tuple.of(1, truncate));
+  }
+
+  static Arbitrary<Step> upserts(Arbitrary<Long> ids) {
+    Arbitrary<String> region = Arbitraries.of("eu", "us", "ap");
+    Arbitrary<Integer> qty = Arbitraries.integers().between(-3, 10).injectNull(0.15);
+    Arbitrary<BigDecimal> price = Arbitraries.integers().between(0, 99_999).map(c -> BigDecimal.valueOf(c, 2)).injectNull(0.3);
+    Arbitrary<Object> note = Arbitraries.frequencyOf(
+        net.jqwik.api.Tuple.of(6, Arbitraries.of("a", "bb", "ccc", "a longer note")),
+        net.jqwik.api.Tuple.of(3, Arbitraries.just(Unchanged.VALUE)),
+        net.jqwik.api.Tuple.of(1, Arbitraries.just(null)));
+    Arbitrary<Long> hi = Arbitraries.longs().between(-100, 100).injectNull(0.2);
+    Arbitrary<Long> lo = Arbitraries.longs().between(-100, 100).injectNull(0.2);
+    Arbitrary<LocalDateTime> since = Arbitraries.longs().between(0, 1_000_000_000L).map(EPOCH::plusNanos)
+        .map(t -> t.withNano(t.getNano() / 1000 * 1000)).injectNull(0.2);
+    Arbitrary<String> extra = Arbitraries.of("x", "y").injectNull(0.3);
+    Arbitrary<Map<String, Object>> firstHalf = Combinators.combine(region, qty, price, note).as((r, q, p, n) -> {
+      Map<String, Object> m = new HashMap<>();
+      m.put("region", r);
+      m.put("qty", q);
+      m.put("price", p);
+      m.put("note", n);
+      return m;
+    });
+    return Combinators.combine(ids, firstHalf, hi, lo, since, extra).as((id, m, h, l, s, x) -> {
+      Map<String, Object> values = new HashMap<>(m);
+      values.put("hi", h);
+      values.put("lo", l);
+      values.put("since", s);
+      values.put("extra", x);
+      return new Step.Upsert(id, values);
+    });
+  }
+}

@@ -1,0 +1,18 @@
+package dev.floe.worker.model;
+
+import java.util.Map;
+
+/** One step of a generated change history of the {@code orders} table. */
+public sealed interface Step {
+  /** An insert or update of a whole row; {@code note} may be a TOAST placeholder. */
+  record Upsert(long id, Map<String, Object> values) implements Step {}
+
+  /** A delete of a row (followed by a tombstone, as Debezium does). */
+  record Delete(long id) implements Step {}
+
+  /** TRUNCATE of the source table; lands in one partition only. */
+  record Truncate(int partition) implements Step {}
+
+  /** ALTER TABLE: adds column {@code extra} and widens {@code qty} from int to bigint. */
+  record EvolveSchema() implements Step {}
+}

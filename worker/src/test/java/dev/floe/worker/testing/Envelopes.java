@@ -1,0 +1,188 @@
+package dev.floe.worker.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.floe.worker.decode.RawRecord;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds Debezium change records as the PostgreSQL connector writes them through JsonConverter
+ * (shape checked against the captured samples in test resources): envelope with schema, key record,
+ * source block with the LSN, tombstones after deletes.
+ */
+public final class Envelopes {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+  private final String topic;
+  private final String table;
+  private List<ConnectColumn> columns;
+  private List<String> key;
+  private boolean withSchema = true;
+  private final Map<Integer, Long> nextOffset = new HashMap<>();
+  private long lsn = 1_000;
+
+  private Envelopes(String topic, String table) {
+    this.topic = topic;
+    this.table = table;
+  }
+
+  public static Envelopes forTopic(String topic) {
+    return new Envelopes(topic, topic.substring(topic.lastIndexOf('.') + 1));
+  }
+
+  public Envelopes columns(List<ConnectColumn> columns) {
+    this.columns = List.copyOf(columns);
+    return this;
+  }
+
+  public Envelopes key(String... key) {
+    this.key = List.of(key);
+    return this;
+  }
+
+  public Envelopes withoutSchema() {
+    this.withSchema = false;
+    return this;
+  }
+
+  public String topic() {
+    return topic;
+  }
+
+  /** Next offsets handed out so far, per partition. */
+  public Map<Integer, Long> nextOffsets() {
+    return Map.copyOf(nextOffset);
+  }
+
+  public RawRecord insert(int partition, Map<String, Object> row) {
+    return change(partition, "c", null, row);
+  }
+
+  public RawRecord update(int partition, Map<String, Object> row) {
+    return change(partition, "u", null, row);
+  }
+
+  public RawRecord read(int partition, Map<String, Object> row) {
+    return change(partition, "r", null, row);
+  }
+
+  /** A delete as with REPLICA IDENTITY DEFAULT: 'before' holds only the key columns. */
+  public RawRecord delete(int partition, Map<String, Object> keyRow) {
+    return change(partition, "d", keyRow, null);
+  }
+
+  public RawRecord tombstone(int partition, Map<String, Object> keyRow) {
+    return new RawRecord(topic, partition, offset(partition), keyBytes(keyRow), null);
+  }
+
+  public RawRecord truncate(int partition) {
+    ObjectNode payload = F.objectNode();
+    payload.set("source", source());
+    payload.put("op", "t").put("ts_ms", 0);
+    ObjectNode root = F.objectNode();
+    if (withSchema) {
+      root.set("schema", envelopeSchema());
+      root.set("payload", payload);
+    }
+    return new RawRecord(topic, partition, offset(partition), null, bytes(withSchema ? root : payload));
+  }
+
+  /** Any bytes at a position of the topic (for poison records). */
+  public RawRecord raw(int partition, byte[] key, byte[] value) {
+    return new RawRecord(topic, partition, offset(partition), key, value);
+  }
+
+  private RawRecord change(int partition, String op, Map<String, Object> before, Map<String, Object> after) {
+    Map<String, Object> keySource = after != null ? after : before;
+    ObjectNode payload = F.objectNode();
+    payload.set("before", before == null ? F.nullNode() : row(before));
+    payload.set("after", after == null ? F.nullNode() : row(after));
+    payload.set("source", source());
+    payload.put("op", op).put("ts_ms", 1_700_000_000_000L);
+    JsonNode value = payload;
+    if (withSchema) {
+      ObjectNode root = F.objectNode();
+      root.set("schema", envelopeSchema());
+      root.set("payload", payload);
+      value = root;
+    }
+    return new RawRecord(topic, partition, offset(partition), keyBytes(keySource), bytes(value));
+  }
+
+  private ObjectNode row(Map<String, Object> values) {
+    ObjectNode row = F.objectNode();
+    for (ConnectColumn c : columns) {
+      row.set(c.name(), c.encode(values.get(c.name())));
+    }
+    return row;
+  }
+
+  private byte[] keyBytes(Map<String, Object> row) {
+    ObjectNode payload = F.objectNode();
+    ArrayNode fields = F.arrayNode();
+    for (String k : key) {
+      ConnectColumn c = columns.stream().filter(col -> col.name().equals(k)).findFirst().orElseThrow();
+      payload.set(k, c.encode(row.get(k)));
+      fields.add(c.required().schema());
+    }
+    if (!withSchema) {
+      return bytes(payload);
+    }
+    ObjectNode schema = F.objectNode().put("type", "struct");
+    schema.set("fields", fields);
+    schema.put("optional", false).put("name", "floe." + table + ".Key");
+    ObjectNode root = F.objectNode();
+    root.set("schema", schema);
+    root.set("payload", payload);
+    return bytes(root);
+  }
+
+  private ObjectNode source() {
+    lsn += 8;
+    return F.objectNode().put("version", "3.6.1.Final").put("connector", "postgresql").put("name", "floe")
+        .put("db", "shop").put("schema", "public").put("table", table).put("lsn", lsn).put("txId", lsn / 8);
+  }
+
+  private ObjectNode envelopeSchema() {
+    ArrayNode rowFields = F.arrayNode();
+    columns.forEach(c -> rowFields.add(key.contains(c.name()) ? c.required().schema() : c.schema()));
+    ObjectNode before = F.objectNode().put("type", "struct");
+    before.set("fields", rowFields);
+    before.put("optional", true).put("name", "floe.public." + table + ".Value").put("field", "before");
+    ObjectNode after = before.deepCopy().put("field", "after");
+    ArrayNode sourceFields = F.arrayNode();
+    sourceFields.add(F.objectNode().put("type", "string").put("optional", false).put("field", "table"));
+    sourceFields.add(F.objectNode().put("type", "int64").put("optional", true).put("field", "lsn"));
+    ObjectNode source = F.objectNode().put("type", "struct");
+    source.set("fields", sourceFields);
+    source.put("optional", false).put("name", "io.debezium.connector.postgresql.Source").put("field", "source");
+    ArrayNode fields = F.arrayNode().add(before).add(after).add(source)
+        .add(F.objectNode().put("type", "string").put("optional", false).put("field", "op"))
+        .add(F.objectNode().put("type", "int64").put("optional", true).put("field", "ts_ms"));
+    ObjectNode schema = F.objectNode().put("type", "struct");
+    schema.set("fields", fields);
+    schema.put("optional", false).put("name", "floe.public." + table + ".Envelope").put("version", 2);
+    return schema;
+  }
+
+  private long offset(int partition) {
+    long o = nextOffset.getOrDefault(partition, 0L);
+    nextOffset.put(partition, o + 1);
+    return o;
+  }
+
+  private static byte[] bytes(JsonNode node) {
+    try {
+      return JSON.writeValueAsString(node).getBytes(StandardCharsets.UTF_8);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
