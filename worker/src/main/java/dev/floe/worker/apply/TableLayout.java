@@ -78,16 +78,13 @@ public final class TableLayout {
 
   /** Projects an upsert or delete onto the table's columns; a value that does not fit throws. */
   public Projected project(ChangeEvent e) {
-    Object[] key = new Object[keyNames.length];
-    for (int i = 0; i < keyNames.length; i++) {
-      Object v = e.key().get(keyNames[i]);
-      if (v == null) {
-        throw new IllegalArgumentException("key has no value for key column '" + keyNames[i] + "' (key: " + e.key().keySet() + ")");
-      }
-      key[i] = ValueCoercion.coerce(v, columns.get(keyPositions[i]).type());
-    }
+    RowKey rowKey = keyOf(e.key());
     if (e.op() == Op.DELETE) {
-      return new Projected(e, new RowKey(key), null);
+      return new Projected(e, rowKey, null);
+    }
+    Object[] key = new Object[keyNames.length];
+    for (int i = 0; i < key.length; i++) {
+      key[i] = rowKey.get(i);
     }
     int[] target = projections.computeIfAbsent(e.schema(), this::projection);
     Object[] row = new Object[columns.size()]; // columns the event lacks (dropped at the source) are null
@@ -100,7 +97,21 @@ public final class TableLayout {
     for (int i = 0; i < keyPositions.length; i++) {
       row[keyPositions[i]] = key[i];
     }
-    return new Projected(e, new RowKey(key), row);
+    RowKey previous = e.previousKey() == null ? null : keyOf(e.previousKey());
+    return new Projected(e, rowKey, row, previous);
+  }
+
+  /** A key given by column name, in key order and column types. */
+  public RowKey keyOf(Map<String, Object> byName) {
+    Object[] key = new Object[keyNames.length];
+    for (int i = 0; i < keyNames.length; i++) {
+      Object v = byName.get(keyNames[i]);
+      if (v == null) {
+        throw new IllegalArgumentException("key has no value for key column '" + keyNames[i] + "' (key: " + byName.keySet() + ")");
+      }
+      key[i] = ValueCoercion.coerce(v, columns.get(keyPositions[i]).type());
+    }
+    return new RowKey(key);
   }
 
   private int[] projection(EventSchema event) {

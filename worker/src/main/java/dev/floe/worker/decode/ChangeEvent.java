@@ -5,7 +5,14 @@ import java.util.Map;
 /**
  * One decoded Debezium change: the operation, the primary key by column name, the row image (for
  * upserts; values in {@link #schema()} order, {@code Unchanged.VALUE} for TOAST placeholders), the
- * source LSN when the source has one, and the record it came from.
+ * source LSN when the source has one, the record it came from, and for the insert half of a
+ * primary-key update the row's previous key (Debezium's {@code __debezium.oldkey} header).
  */
 public record ChangeEvent(
-    Op op, Map<String, Object> key, EventSchema schema, Object[] values, Long lsn, RawRecord record) {}
+    Op op, Map<String, Object> key, EventSchema schema, Object[] values, Long lsn, RawRecord record,
+    Map<String, Object> previousKey) {
+
+  public ChangeEvent(Op op, Map<String, Object> key, EventSchema schema, Object[] values, Long lsn, RawRecord record) {
+    this(op, key, schema, values, lsn, record, null);
+  }
+}

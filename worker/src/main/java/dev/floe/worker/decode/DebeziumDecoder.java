@@ -31,6 +31,9 @@ public final class DebeziumDecoder {
   private static final String PLACEHOLDER_BASE64 =
       Base64.getEncoder().encodeToString(Unchanged.DEBEZIUM_PLACEHOLDER.getBytes(StandardCharsets.UTF_8));
 
+  /** Set by Debezium on the insert half of a primary-key update: the row's key before it. */
+  public static final String OLD_KEY_HEADER = "__debezium.oldkey";
+
   private final List<String> configuredKey;
   private final Map<JsonNode, EventSchema> schemaCache = Collections.synchronizedMap(
       new LinkedHashMap<>(16, 0.75f, true) {
@@ -100,10 +103,13 @@ public final class DebeziumDecoder {
       throw new DecodeException("op '" + op + "' without an '" + imageField + "' row");
     }
     Map<String, Object> key = key(record, rowSchema, values);
+    Map<String, Object> previousKey = null;
     if (kind == Op.DELETE) {
       values = null; // with REPLICA IDENTITY DEFAULT only the key of 'before' is real
+    } else if (record.headers().get(OLD_KEY_HEADER) != null) {
+      previousKey = keyFromJson(record.headers().get(OLD_KEY_HEADER), "header " + OLD_KEY_HEADER, rowSchema);
     }
-    return new Decoded.Event(new ChangeEvent(kind, key, rowSchema, values, lsn, record));
+    return new Decoded.Event(new ChangeEvent(kind, key, rowSchema, values, lsn, record, previousKey));
   }
 
   private EventSchema rowSchema(JsonNode envelopeSchema, String imageField, Schema tableSchema) {
@@ -172,23 +178,7 @@ public final class DebeziumDecoder {
   private Map<String, Object> key(RawRecord record, EventSchema rowSchema, Object[] values) {
     Map<String, Object> key = new LinkedHashMap<>();
     if (record.key() != null && record.key().length > 0) {
-      JsonNode root = parse(record.key(), "key");
-      JsonNode payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
-      if (payload == null || !payload.isObject() || payload.isEmpty()) {
-        throw new DecodeException("key is not an object of key columns: " + abbreviate(root.toString()));
-      }
-      for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) payload::fields) {
-        EventField f = rowSchema.field(e.getKey());
-        if (f == null) {
-          throw new DecodeException("key column '" + e.getKey() + "' is not a column of the row");
-        }
-        Object v = readValue(f, e.getValue());
-        if (v == null || v == Unchanged.VALUE) {
-          throw new DecodeException("key column '" + e.getKey() + "' is null");
-        }
-        key.put(e.getKey(), v);
-      }
-      return key;
+      return keyFromJson(record.key(), "key", rowSchema);
     }
     if (configuredKey.isEmpty()) {
       throw new DecodeException("record has no key and table.primaryKey is not configured");
@@ -203,6 +193,28 @@ public final class DebeziumDecoder {
         throw new DecodeException("key column '" + column + "' is missing or null");
       }
       key.put(column, v);
+    }
+    return key;
+  }
+
+  /** A key record (or key header): JSON with or without schema envelope, an object of key columns. */
+  private static Map<String, Object> keyFromJson(byte[] bytes, String what, EventSchema rowSchema) {
+    JsonNode root = parse(bytes, what);
+    JsonNode payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
+    if (payload == null || !payload.isObject() || payload.isEmpty()) {
+      throw new DecodeException(what + " is not an object of key columns: " + abbreviate(root.toString()));
+    }
+    Map<String, Object> key = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) payload::fields) {
+      EventField f = rowSchema.field(e.getKey());
+      if (f == null) {
+        throw new DecodeException(what + " column '" + e.getKey() + "' is not a column of the row");
+      }
+      Object v = readValue(f, e.getValue());
+      if (v == null || v == Unchanged.VALUE) {
+        throw new DecodeException(what + " column '" + e.getKey() + "' is null");
+      }
+      key.put(e.getKey(), v);
     }
     return key;
   }

@@ -1,8 +1,8 @@
 package dev.floe.worker.engine;
 
+import dev.floe.worker.apply.ChangeResolver;
 import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.apply.IncompatibleSchemaException;
-import dev.floe.worker.apply.StoredRowReader;
 import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.apply.TableProvisioner;
 import dev.floe.worker.commit.BatchCommitter;
@@ -20,10 +20,7 @@ import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.decode.RejectedRecord;
 import dev.floe.worker.fold.BatchFolder;
 import dev.floe.worker.fold.FoldedBatch;
-import dev.floe.worker.fold.KeyFold;
-import dev.floe.worker.fold.RowKey;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -151,7 +148,7 @@ public final class SinkEngine {
       deadLetters.send(rejected);
     }
 
-    Changes changes = resolve(folded, baseSnapshot);
+    ChangeResolver.Changes changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded);
     EqualityDeltaWriter.Written written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes());
     List<DataFile> removedData = new ArrayList<>();
     List<DeleteFile> removedDeletes = new ArrayList<>();
@@ -173,43 +170,6 @@ public final class SinkEngine {
     return new BatchResult(snapshotId, records.size(), records.size() - fresh.size(), tombstones, events.size(),
         folded.supersededByTruncate(), folded.truncates(), changes.rows().size(), deleted,
         List.copyOf(rejected), Map.copyOf(next), attempt);
-  }
-
-  /** The final rows to write and the stored rows (or keys) to delete. */
-  private record Changes(List<Object[]> rows, List<Object[]> deletes) {}
-
-  private Changes resolve(FoldedBatch folded, Long baseSnapshot) {
-    boolean partitioned = layout.partitioned();
-    Set<RowKey> lookup = new HashSet<>();
-    for (Map.Entry<RowKey, KeyFold> e : folded.keys().entrySet()) {
-      KeyFold f = e.getValue();
-      // A partitioned table must delete a key in the partition its stored row lives in.
-      if ((partitioned && !folded.truncates()) || f.needsStoredValues(layout.rules())) {
-        lookup.add(e.getKey());
-      }
-    }
-    Map<RowKey, Object[]> stored = baseSnapshot == null || lookup.isEmpty()
-        ? Collections.emptyMap()
-        : StoredRowReader.read(table, baseSnapshot, layout, lookup);
-
-    List<Object[]> rows = new ArrayList<>(folded.keys().size());
-    List<Object[]> deletes = new ArrayList<>();
-    for (Map.Entry<RowKey, KeyFold> e : folded.keys().entrySet()) {
-      RowKey key = e.getKey();
-      KeyFold f = e.getValue();
-      Object[] s = stored.get(key);
-      if (!folded.truncates() && baseSnapshot != null) {
-        if (s != null) {
-          deletes.add(s);
-        } else if (!lookup.contains(key)) {
-          deletes.add(layout.keyRow(key)); // not looked up: it may be stored, delete to be sure
-        }
-      }
-      if (f.exists()) {
-        rows.add(f.resolve(s, layout.rules()));
-      }
-    }
-    return new Changes(rows, deletes);
   }
 
   /** Creates the table from the first event, or evolves it to fit every event schema in the batch. */

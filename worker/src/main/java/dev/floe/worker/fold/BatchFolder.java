@@ -22,7 +22,12 @@ public final class BatchFolder {
   private BatchFolder() {}
 
   /** A change event already projected onto the table's columns, with its key. */
-  public record Projected(ChangeEvent event, RowKey key, Object[] row) {}
+  public record Projected(ChangeEvent event, RowKey key, Object[] row, RowKey previousKey) {
+
+    public Projected(ChangeEvent event, RowKey key, Object[] row) {
+      this(event, key, row, null);
+    }
+  }
 
   /**
    * @param events the batch's events in any order across partitions, offset order within one
@@ -75,6 +80,9 @@ public final class BatchFolder {
       if (e.op() == Op.DELETE) {
         fold.delete();
       } else {
+        if (p.previousKey() != null) {
+          fold.movedFrom(p.previousKey());
+        }
         try {
           fold.upsert(p.row(), rules);
         } catch (ArithmeticException | IllegalArgumentException ex) {

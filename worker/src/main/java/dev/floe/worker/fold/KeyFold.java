@@ -7,6 +7,9 @@ package dev.floe.worker.fold;
 public final class KeyFold {
   private boolean discardsStored;
   private Object[] partial;
+  private Object[] partialBeforeDelete;
+  private boolean discardedBeforeDelete;
+  private RowKey movedFrom;
 
   /** @param discardsStored true when the table is truncated before this key's changes */
   KeyFold(boolean discardsStored) {
@@ -26,8 +29,46 @@ public final class KeyFold {
   }
 
   void delete() {
+    partialBeforeDelete = partial;
+    discardedBeforeDelete = discardsStored;
     discardsStored = true;
     partial = null;
+    movedFrom = null;
+  }
+
+  /** The current row came from another key by a primary-key update. */
+  void movedFrom(RowKey previous) {
+    if (partial == null) {
+      movedFrom = previous;
+    }
+  }
+
+  /** The key this row had before a primary-key update in this batch, or null. */
+  public RowKey movedFrom() {
+    return movedFrom;
+  }
+
+  /** The combined versions just before the last delete in this batch, or null if none. */
+  public Object[] partialBeforeDelete() {
+    return partialBeforeDelete;
+  }
+
+  /** Whether the versions before the last delete already discarded the stored row. */
+  public boolean discardedBeforeDelete() {
+    return discardedBeforeDelete;
+  }
+
+  /** Whether the final version still has columns whose values it does not carry. */
+  public boolean hasUnchanged() {
+    if (partial == null) {
+      return false;
+    }
+    for (Object v : partial) {
+      if (v == Unchanged.VALUE) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** True when the stored row, if any, is gone before this batch's final version. */
@@ -68,11 +109,36 @@ public final class KeyFold {
    * A placeholder with nothing stored behind it resolves to null.
    */
   public Object[] resolve(Object[] stored, MergeRule[] rules) {
+    return resolve(stored, rules, null);
+  }
+
+  /**
+   * As {@link #resolve(Object[], MergeRule[])}, taking values the final version does not carry from
+   * {@code previousImage} (the row under its old key, before a primary-key update) when nothing is
+   * stored under this key.
+   */
+  public Object[] resolve(Object[] stored, MergeRule[] rules, Object[] previousImage) {
     Object[] out = new Object[partial.length];
     boolean useStored = stored != null && !discardsStored;
     for (int i = 0; i < out.length; i++) {
       Object v = useStored ? rules[i].combine(stored[i], partial[i]) : partial[i];
+      if (v == Unchanged.VALUE && previousImage != null) {
+        v = previousImage[i];
+      }
       out[i] = v == Unchanged.VALUE ? null : v;
+    }
+    return out;
+  }
+
+  /** The row image this fold had just before its last delete, given the stored row. */
+  public Object[] imageBeforeDelete(Object[] stored, MergeRule[] rules) {
+    if (partialBeforeDelete == null) {
+      return discardedBeforeDelete ? null : stored;
+    }
+    Object[] out = new Object[partialBeforeDelete.length];
+    boolean useStored = stored != null && !discardedBeforeDelete;
+    for (int i = 0; i < out.length; i++) {
+      out[i] = useStored ? rules[i].combine(stored[i], partialBeforeDelete[i]) : partialBeforeDelete[i];
     }
     return out;
   }

@@ -21,11 +21,27 @@ public final class OrdersModel {
       upsert(u);
     } else if (step instanceof Step.Delete d) {
       rows.remove(d.id());
+    } else if (step instanceof Step.Rekey k) {
+      if (canRekey(k)) {
+        Map<String, Object> old = rows.remove(k.id());
+        Map<String, Object> row = new HashMap<>();
+        for (String column : OrdersTable.columns(true).stream().map(c -> c.name()).toList()) {
+          Object v = column.equals("extra") && !evolved ? null : k.values().get(column);
+          row.put(column, v == Unchanged.VALUE ? old.get(column) : v);
+        }
+        row.put("id", k.newId());
+        rows.put(k.newId(), row);
+      }
     } else if (step instanceof Step.Truncate) {
       rows.clear();
     } else if (step instanceof Step.EvolveSchema) {
       evolved = true;
     }
+  }
+
+  /** Debezium emits a key change only for an existing row moving to a free key. */
+  public boolean canRekey(Step.Rekey k) {
+    return rows.containsKey(k.id()) && !rows.containsKey(k.newId());
   }
 
   private void upsert(Step.Upsert u) {

@@ -41,8 +41,11 @@ public final class OrdersScripts {
     Arbitrary<Long> ids = Arbitraries.longs().between(1, 6);
     Arbitrary<Step> delete = ids.map(Step.Delete::new);
     Arbitrary<Step> truncate = Arbitraries.integers().between(0, OrdersTable.PARTITIONS - 1).map(Step.Truncate::new);
+    Arbitrary<Step> rekey = Combinators.combine(ids, ids, upserts(ids))
+        .as((from, to, u) -> new Step.Rekey(from, to, ((Step.Upsert) u).values()));
     return Arbitraries.frequencyOf(
         net.jqwik.api.Tuple.of(12, upserts(ids)),
+        net.jqwik.api.Tuple.of(2, rekey),
         net.jqwik.api.Tuple.of(3, delete),
         net.jqwik.api.Tuple.of(1, truncate));
   }

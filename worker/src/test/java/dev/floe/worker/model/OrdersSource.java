@@ -14,9 +14,22 @@ import org.apache.kafka.common.TopicPartition;
 public final class OrdersSource {
   private final Envelopes envelopes = Envelopes.forTopic(OrdersTable.TOPIC).columns(OrdersTable.columns(false)).key("id");
 
-  public List<RawRecord> records(List<Step> batch) {
+  /**
+   * The records of a batch; {@code model} is the expected table just before each step is applied
+   * (the caller applies the steps to it), used to leave out key changes Debezium would not emit.
+   */
+  public List<RawRecord> records(List<Step> batch, OrdersModel model) {
     List<RawRecord> out = new ArrayList<>();
     for (Step step : batch) {
+      if (step instanceof Step.Rekey k && model.canRekey(k)) {
+        int oldPartition = OrdersTable.partitionOf(k.id());
+        out.add(envelopes.delete(oldPartition, Map.of("id", k.id())));
+        out.add(envelopes.tombstone(oldPartition, Map.of("id", k.id())));
+        Map<String, Object> row = new java.util.HashMap<>(k.values());
+        row.put("id", k.newId());
+        out.add(envelopes.insertWithPreviousKey(OrdersTable.partitionOf(k.newId()), row, Map.of("id", k.id())));
+      }
+      model.apply(step);
       if (step instanceof Step.Upsert u) {
         out.add(envelopes.update(OrdersTable.partitionOf(u.id()), withId(u)));
       } else if (step instanceof Step.Delete d) {

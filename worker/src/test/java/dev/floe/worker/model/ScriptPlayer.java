@@ -28,8 +28,7 @@ public final class ScriptPlayer {
     OrdersModel model = new OrdersModel();
     OrdersSource source = new OrdersSource();
     for (List<Step> batch : script.batches()) {
-      List<RawRecord> records = source.records(batch);
-      batch.forEach(model::apply);
+      List<RawRecord> records = source.records(batch, model);
       BatchResult result = engine.apply(records, DeadLetters.DISCARD);
       assertThat(result.rejected()).as("rejected records").isEmpty();
 

@@ -65,6 +65,13 @@ public final class Envelopes {
     return change(partition, "c", null, row);
   }
 
+  /** The create half of a primary-key update, with Debezium's {@code __debezium.oldkey} header. */
+  public RawRecord insertWithPreviousKey(int partition, Map<String, Object> row, Map<String, Object> previousKey) {
+    RawRecord r = change(partition, "c", null, row);
+    return new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value(),
+        Map.of("__debezium.oldkey", keyBytes(previousKey)));
+  }
+
   public RawRecord update(int partition, Map<String, Object> row) {
     return change(partition, "u", null, row);
   }

@@ -1,0 +1,105 @@
+package dev.floe.worker.apply;
+
+import dev.floe.worker.fold.FoldedBatch;
+import dev.floe.worker.fold.KeyFold;
+import dev.floe.worker.fold.MergeRule;
+import dev.floe.worker.fold.RowKey;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+
+/**
+ * Turns a folded batch into final rows and deletes, reading the stored rows it depends on: for
+ * merge rules and TOAST placeholders, for the partition a key's stored row lives in, and for the
+ * previous image of a row whose primary key changed (whose old row may already be gone: then it is
+ * read from earlier snapshots).
+ */
+public final class ChangeResolver {
+  /** How many snapshots back the previous image of a re-keyed row is searched for. */
+  private static final int HISTORY_DEPTH = 50;
+
+  private ChangeResolver() {}
+
+  /** The final rows to write, and the stored rows (or bare keys) to delete. */
+  public record Changes(List<Object[]> rows, List<Object[]> deletes) {}
+
+  public static Changes resolve(Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded) {
+    MergeRule[] rules = layout.rules();
+    Set<RowKey> lookup = new HashSet<>();
+    Set<RowKey> previousKeys = new HashSet<>();
+    for (Map.Entry<RowKey, KeyFold> e : folded.keys().entrySet()) {
+      KeyFold f = e.getValue();
+      // A partitioned table must delete a key in the partition its stored row lives in.
+      if ((layout.partitioned() && !folded.truncates()) || f.needsStoredValues(rules)) {
+        lookup.add(e.getKey());
+      }
+      if (f.hasUnchanged() && f.movedFrom() != null) {
+        previousKeys.add(f.movedFrom());
+      }
+    }
+    lookup.addAll(previousKeys);
+    Map<RowKey, Object[]> stored = baseSnapshot == null || lookup.isEmpty()
+        ? Collections.emptyMap()
+        : StoredRowReader.read(table, baseSnapshot, layout, lookup);
+    Map<RowKey, Object[]> previousImages = previousImages(table, baseSnapshot, layout, folded, stored, previousKeys);
+
+    List<Object[]> rows = new ArrayList<>(folded.keys().size());
+    List<Object[]> deletes = new ArrayList<>();
+    for (Map.Entry<RowKey, KeyFold> e : folded.keys().entrySet()) {
+      RowKey key = e.getKey();
+      KeyFold f = e.getValue();
+      Object[] s = stored.get(key);
+      if (!folded.truncates() && baseSnapshot != null) {
+        if (s != null) {
+          deletes.add(s);
+        } else if (!lookup.contains(key)) {
+          deletes.add(layout.keyRow(key)); // not looked up: it may be stored, delete to be sure
+        }
+      }
+      if (f.exists()) {
+        Object[] previous = f.movedFrom() == null ? null : previousImages.get(f.movedFrom());
+        rows.add(f.resolve(s, rules, previous));
+      }
+    }
+    return new Changes(rows, deletes);
+  }
+
+  private static Map<RowKey, Object[]> previousImages(
+      Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded, Map<RowKey, Object[]> stored, Set<RowKey> keys) {
+    Map<RowKey, Object[]> images = new HashMap<>();
+    Set<RowKey> missing = new HashSet<>();
+    for (RowKey old : keys) {
+      KeyFold oldFold = folded.keys().get(old);
+      Object[] image;
+      if (oldFold == null) {
+        image = stored.get(old);
+      } else if (oldFold.exists()) {
+        image = oldFold.resolve(stored.get(old), layout.rules());
+      } else {
+        image = oldFold.imageBeforeDelete(stored.get(old), layout.rules());
+      }
+      if (image != null) {
+        images.put(old, image);
+      } else {
+        missing.add(old);
+      }
+    }
+    // The old row was deleted by an earlier batch (its partition ran ahead): read it as it was.
+    Snapshot s = baseSnapshot == null ? null : table.snapshot(baseSnapshot);
+    for (int depth = 0; !missing.isEmpty() && s != null && s.parentId() != null && depth < HISTORY_DEPTH; depth++) {
+      s = table.snapshot(s.parentId());
+      if (s != null) {
+        Map<RowKey, Object[]> found = StoredRowReader.read(table, s.snapshotId(), layout, missing);
+        images.putAll(found);
+        missing.removeAll(found.keySet());
+      }
+    }
+    return images;
+  }
+}
