@@ -53,7 +53,8 @@ public final class StoredRowReader {
     String column = layout.keyNames()[0];
     Type type = layout.schema().findType(column);
     switch (type.typeId()) {
-      case INTEGER, LONG, STRING, UUID, DECIMAL -> {
+      // uuid and decimal stay out: their bound comparisons have differed between Iceberg versions
+      case INTEGER, LONG, STRING -> {
         List<Object> values = keys.stream().map(k -> k.get(0)).toList();
         return Expressions.in(column, values.toArray());
       }

@@ -19,6 +19,7 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,6 +60,14 @@ public final class TableProvisioner {
     Map<String, String> properties = new HashMap<>(spec.properties());
     properties.put(TableProperties.FORMAT_VERSION, String.valueOf(spec.formatVersion()));
     properties.putIfAbsent(TableProperties.DEFAULT_FILE_FORMAT, "parquet");
+    for (Types.NestedField f : fields) {
+      if (keys.contains(f.name()) && f.type().typeId() == Type.TypeID.UUID) {
+        // Iceberg 1.11 compares uuid bounds signed where Parquet stores them unsigned, so delete
+        // files get pruned away from data files they apply to (apache/iceberg#14500): a uuid key
+        // keeps no bounds, and equality deletes always meet its data files.
+        properties.putIfAbsent(TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + f.name(), "none");
+      }
+    }
     ensureNamespace(catalog, id.namespace());
     try {
       Table table = catalog.buildTable(id, schema).withPartitionSpec(partitioning.build()).withProperties(properties).create();

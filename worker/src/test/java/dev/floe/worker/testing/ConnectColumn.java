@@ -38,6 +38,10 @@ public record ConnectColumn(
         v -> F.numberNode(DateTimeUtil.microsFromTimestamp((LocalDateTime) v)));
   }
 
+  public static ConnectColumn uuid(String name) {
+    return new ConnectColumn(name, "string", "io.debezium.data.Uuid", null, true, v -> F.textNode(v.toString()));
+  }
+
   public ConnectColumn required() {
     return new ConnectColumn(name, type, logicalName, parameters, false, encoder);
   }

@@ -1,0 +1,91 @@
+package dev.floe.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.SourceSpec;
+import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.engine.DeadLetters;
+import dev.floe.worker.engine.SinkEngine;
+import dev.floe.worker.fold.MergeRule;
+import dev.floe.worker.testing.ConnectColumn;
+import dev.floe.worker.testing.Envelopes;
+import dev.floe.worker.testing.LocalWarehouse;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The CCF BDCI 2022 data-lake contest's merge rules at small scale: a base load, then batches of
+ * upserts over a uuid key where {@code requests} is summed over all batches, {@code name} keeps the
+ * last non-null value and every other column the last value. Checked against a plain oracle.
+ */
+class ContestMergeRulesTest {
+  private static final String TOPIC = "contest.public.requests";
+
+  @TempDir Path dir;
+
+  @Test
+  void requestsAreSummedNamesKeepTheLastNonNullAndTheRestTheLastValue() {
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkEngine engine = new SinkEngine(sink(warehouse), warehouse.catalog());
+    Envelopes source = Envelopes.forTopic(TOPIC).columns(List.of(
+        ConnectColumn.uuid("uuid").required(), ConnectColumn.string("name"), ConnectColumn.int64("requests"),
+        ConnectColumn.string("ip"), ConnectColumn.microTimestamp("ts"))).key("uuid");
+    Map<UUID, Map<String, Object>> oracle = new HashMap<>();
+    Random random = new Random(2022);
+    List<UUID> keys = new ArrayList<>();
+
+    for (int batch = 0; batch <= 5; batch++) {
+      int size = batch == 0 ? 2_000 : 600;
+      List<RawRecord> records = new ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        UUID key = batch == 0 || random.nextInt(4) == 0 ? new UUID(random.nextLong(), random.nextLong()) : keys.get(random.nextInt(keys.size()));
+        if (!oracle.containsKey(key)) {
+          keys.add(key);
+        }
+        Map<String, Object> row = new HashMap<>();
+        row.put("uuid", key);
+        row.put("name", random.nextInt(3) == 0 ? null : "name-" + random.nextInt(1000));
+        row.put("requests", (long) random.nextInt(100));
+        row.put("ip", "10.0." + random.nextInt(255) + "." + random.nextInt(255));
+        row.put("ts", LocalDateTime.of(2022, 11, 1, 0, 0).plusSeconds(random.nextInt(1_000_000)));
+        records.add(source.insert(Math.floorMod(key.hashCode(), 3), row)); // a key stays in its partition
+        oracle.merge(key, row, ContestMergeRulesTest::oracleMerge);
+      }
+      assertThat(engine.apply(records, DeadLetters.DISCARD).rejected()).isEmpty();
+    }
+
+    Map<UUID, Map<String, Object>> actual = new HashMap<>();
+    for (Map<String, Object> row : LocalWarehouse.rows(engine.table())) {
+      Map<String, Object> previous = actual.put((UUID) row.get("uuid"), row);
+      assertThat(previous).as("duplicate key: %s and %s", previous, row).isNull();
+    }
+    assertThat(actual).isEqualTo(oracle);
+  }
+
+  private static Map<String, Object> oracleMerge(Map<String, Object> old, Map<String, Object> next) {
+    Map<String, Object> merged = new HashMap<>(next);
+    merged.put("requests", (Long) old.get("requests") + (Long) next.get("requests"));
+    if (next.get("name") == null) {
+      merged.put("name", old.get("name"));
+    }
+    return merged;
+  }
+
+  private static SinkSpec sink(LocalWarehouse warehouse) {
+    return new SinkSpec(
+        new SourceSpec("unused:9092", List.of(TOPIC), null, "floe-contest", null, null),
+        new TableSpec(warehouse.spec(), "contest.requests", List.of(), List.of(), 2, null,
+            Map.of("requests", MergeRule.SUM, "name", MergeRule.LAST_NON_NULL), Map.of()),
+        null, null, null);
+  }
+}
