@@ -129,7 +129,9 @@ public final class ValueCodecs {
       case FLOAT -> FLOAT;
       case DOUBLE -> DOUBLE;
       case BOOLEAN -> BOOLEAN;
-      case STRING -> STRING;
+      // A {scale, value} object is Debezium's VariableScaleDecimal, kept as exact text.
+      case STRING -> n -> n.isObject() && n.size() == 2 && n.has("scale") && n.has("value")
+          ? VARIABLE_SCALE_DECIMAL_TEXT.decode(n) : STRING.decode(n);
       case BINARY, FIXED -> BINARY;
       case UUID -> UUID_TEXT;
       case DATE -> n -> n.isTextual() ? LocalDate.parse(n.textValue()) : EPOCH_DAYS.decode(n);

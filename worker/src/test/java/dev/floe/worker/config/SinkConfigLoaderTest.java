@@ -1,0 +1,71 @@
+package dev.floe.worker.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.floe.worker.fold.MergeRule;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A sink config reads from YAML or JSON, and a bad one says which field, what is wrong, and what is right. */
+class SinkConfigLoaderTest {
+  private static final String VALID = """
+      source:
+        bootstrapServers: kafka:9092
+        topics: [pg.public.orders]
+        groupId: floe-orders
+      table:
+        catalog: {type: rest, uri: "http://iceberg:8181", properties: {s3.secret-access-key: "${env:S3_SECRET}"}}
+        name: analytics.orders
+        partitionBy: ["day(created_at)", "bucket(16, id)"]
+        formatVersion: 3
+        mergeRules: {requests: sum, name: last-non-null}
+      commit: {interval: 30s, maxRecords: 100000}
+      deadLetter: {topic: floe.dlq.orders}
+      """;
+
+  @Test
+  void aValidYamlConfigReadsIntoTheModelWithDefaults() {
+    SinkSpec spec = SinkConfigLoader.parse(VALID);
+    assertThat(spec.sinkId()).isEqualTo("floe-orders");
+    assertThat(spec.table().ruleFor("requests")).isEqualTo(MergeRule.SUM);
+    assertThat(spec.table().ruleFor("other")).isEqualTo(MergeRule.LAST);
+    assertThat(spec.table().writeMode()).isEqualTo(WriteMode.EQUALITY_DELETES);
+    assertThat(spec.commit().intervalDuration()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(spec.commit().maxBytes()).isEqualTo(256L << 20);
+    assertThat(spec.onError()).isEqualTo(OnError.DEAD_LETTER);
+    assertThat(SinkConfigLoader.parse(SinkConfigLoader.toYaml(spec))).isEqualTo(spec);
+  }
+
+  @Test
+  void everyProblemIsReportedWithItsFieldAndAnExample() {
+    String bad = """
+        source: {topics: [a], topicPattern: "b.*", bootstrapServers: k:9092}
+        table: {name: orders, formatVersion: 4, partitionBy: ["week(ts)"]}
+        commit: {interval: soon}
+        """;
+    assertThatThrownBy(() -> SinkConfigLoader.parse(bad))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).extracting(ConfigProblem::field)
+            .containsExactly("source.groupId", "source.topics", "table.name", "table.formatVersion", "table.partitionBy[0]", "commit.interval"))
+        .hasMessageContaining("table.name: must be namespace.table, got 'orders' (for example: analytics.orders)");
+  }
+
+  @Test
+  void anUnknownFieldOrEnumValueIsNamed() {
+    assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("groupId", "group")))
+        .hasMessageContaining("source.group: unknown field 'group'");
+    assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("requests: sum", "requests: average")))
+        .hasMessageContaining("table.mergeRules.requests: cannot read 'average'");
+  }
+
+  @Test
+  void secretsAreResolvedLateAndNeverPrinted() {
+    SinkSpec spec = SinkConfigLoader.parse(VALID);
+    assertThat(spec.table().catalog().toString()).contains("s3.secret-access-key=<redacted>").doesNotContain("S3_SECRET");
+    SecretResolver env = new SecretResolver(Map.of("S3_SECRET", "hunter2")::get);
+    assertThat(env.resolveAll("p", spec.table().catalog().properties())).containsEntry("s3.secret-access-key", "hunter2");
+    assertThatThrownBy(() -> new SecretResolver(name -> null).resolve("table.catalog.properties.x", "${env:MISSING}"))
+        .hasMessageContaining("environment variable MISSING is not set");
+  }
+}
