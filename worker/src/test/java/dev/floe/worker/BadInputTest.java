@@ -13,8 +13,8 @@ import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.engine.RejectedRecordsException;
 import dev.floe.worker.model.OrdersTable;
-import dev.floe.worker.testing.ConnectColumn;
-import dev.floe.worker.testing.Envelopes;
+import dev.floe.worker.quickstart.ConnectColumn;
+import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.testing.LocalWarehouse;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BadInputTest {
   @TempDir Path dir;
 
-  private final Envelopes orders = Envelopes.forTopic(OrdersTable.TOPIC).columns(OrdersTable.columns(false)).key("id");
+  private final DebeziumEnvelopes orders = DebeziumEnvelopes.forTopic(OrdersTable.TOPIC).columns(OrdersTable.columns(false)).key("id");
 
   @Test
   void poisonRecordsAreRejectedWithTheirReasonAndTheRestIsApplied() {

@@ -9,8 +9,8 @@ import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.fold.MergeRule;
-import dev.floe.worker.testing.ConnectColumn;
-import dev.floe.worker.testing.Envelopes;
+import dev.floe.worker.quickstart.ConnectColumn;
+import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.testing.LocalWarehouse;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -37,7 +37,7 @@ class ContestMergeRulesTest {
   void requestsAreSummedNamesKeepTheLastNonNullAndTheRestTheLastValue() {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkEngine engine = new SinkEngine(sink(warehouse), warehouse.catalog());
-    Envelopes source = Envelopes.forTopic(TOPIC).columns(List.of(
+    DebeziumEnvelopes source = DebeziumEnvelopes.forTopic(TOPIC).columns(List.of(
         ConnectColumn.uuid("uuid").required(), ConnectColumn.string("name"), ConnectColumn.int64("requests"),
         ConnectColumn.string("ip"), ConnectColumn.microTimestamp("ts"))).key("uuid");
     Map<UUID, Map<String, Object>> oracle = new HashMap<>();

@@ -12,7 +12,7 @@ import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.model.OrdersModel;
 import dev.floe.worker.model.OrdersTable;
 import dev.floe.worker.model.Step;
-import dev.floe.worker.testing.Envelopes;
+import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.testing.LocalWarehouse;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ExactlyOnceTest {
   @TempDir Path dir;
 
-  private final Envelopes orders = Envelopes.forTopic(OrdersTable.TOPIC).columns(OrdersTable.columns(false)).key("id");
+  private final DebeziumEnvelopes orders = DebeziumEnvelopes.forTopic(OrdersTable.TOPIC).columns(OrdersTable.columns(false)).key("id");
 
   @Test
   void aBatchReplayedAfterACrashBeforeTheKafkaCommitChangesNothing() {

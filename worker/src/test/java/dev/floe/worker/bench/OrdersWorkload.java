@@ -1,8 +1,8 @@
 package dev.floe.worker.bench;
 
 import dev.floe.worker.decode.RawRecord;
-import dev.floe.worker.testing.ConnectColumn;
-import dev.floe.worker.testing.Envelopes;
+import dev.floe.worker.quickstart.ConnectColumn;
+import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ public final class OrdersWorkload {
 
   private final int keys;
   private final Random random = new Random(42);
-  private final Envelopes envelopes = Envelopes.forTopic(TOPIC).columns(List.of(
+  private final DebeziumEnvelopes envelopes = DebeziumEnvelopes.forTopic(TOPIC).columns(List.of(
       ConnectColumn.int64("id").required(), ConnectColumn.string("customer"), ConnectColumn.string("status"),
       ConnectColumn.decimal("amount", 12, 2), ConnectColumn.string("note"), ConnectColumn.microTimestamp("updated_at"))).key("id");
   private final Map<Long, Map<String, Object>> current = new HashMap<>();
@@ -62,7 +62,7 @@ public final class OrdersWorkload {
 
   /** The current rows as snapshot reads ('r'), for writing the same table fresh. */
   public List<RawRecord> snapshotOfCurrent() {
-    Envelopes fresh = Envelopes.forTopic("fresh." + TOPIC).columns(List.of(
+    DebeziumEnvelopes fresh = DebeziumEnvelopes.forTopic("fresh." + TOPIC).columns(List.of(
         ConnectColumn.int64("id").required(), ConnectColumn.string("customer"), ConnectColumn.string("status"),
         ConnectColumn.decimal("amount", 12, 2), ConnectColumn.string("note"), ConnectColumn.microTimestamp("updated_at"))).key("id");
     List<RawRecord> out = new ArrayList<>(current.size());

@@ -1,7 +1,7 @@
 package dev.floe.worker.model;
 
 import dev.floe.worker.decode.RawRecord;
-import dev.floe.worker.testing.Envelopes;
+import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +12,7 @@ import org.apache.kafka.common.TopicPartition;
  * a delete followed by a tombstone, a truncate in one partition, new schema after an ALTER.
  */
 public final class OrdersSource {
-  private final Envelopes envelopes = Envelopes.forTopic(OrdersTable.TOPIC).columns(OrdersTable.columns(false)).key("id");
+  private final DebeziumEnvelopes envelopes = DebeziumEnvelopes.forTopic(OrdersTable.TOPIC).columns(OrdersTable.columns(false)).key("id");
 
   /**
    * The records of a batch; {@code model} is the expected table just before each step is applied

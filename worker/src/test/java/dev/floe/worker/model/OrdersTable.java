@@ -6,7 +6,7 @@ import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.fold.MergeRule;
-import dev.floe.worker.testing.ConnectColumn;
+import dev.floe.worker.quickstart.ConnectColumn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

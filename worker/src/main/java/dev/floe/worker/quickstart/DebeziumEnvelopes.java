@@ -1,4 +1,4 @@
-package dev.floe.worker.testing;
+package dev.floe.worker.quickstart;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Builds Debezium change records as the PostgreSQL connector writes them through JsonConverter
+ * Writes Debezium change records as the PostgreSQL connector does through JsonConverter
  * (shape checked against the captured samples in test resources): envelope with schema, key record,
  * source block with the LSN, tombstones after deletes.
  */
-public final class Envelopes {
+public final class DebeziumEnvelopes {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
@@ -28,26 +28,26 @@ public final class Envelopes {
   private final Map<Integer, Long> nextOffset = new HashMap<>();
   private long lsn = 1_000;
 
-  private Envelopes(String topic, String table) {
+  private DebeziumEnvelopes(String topic, String table) {
     this.topic = topic;
     this.table = table;
   }
 
-  public static Envelopes forTopic(String topic) {
-    return new Envelopes(topic, topic.substring(topic.lastIndexOf('.') + 1));
+  public static DebeziumEnvelopes forTopic(String topic) {
+    return new DebeziumEnvelopes(topic, topic.substring(topic.lastIndexOf('.') + 1));
   }
 
-  public Envelopes columns(List<ConnectColumn> columns) {
+  public DebeziumEnvelopes columns(List<ConnectColumn> columns) {
     this.columns = List.copyOf(columns);
     return this;
   }
 
-  public Envelopes key(String... key) {
+  public DebeziumEnvelopes key(String... key) {
     this.key = List.of(key);
     return this;
   }
 
-  public Envelopes withoutSchema() {
+  public DebeziumEnvelopes withoutSchema() {
     this.withSchema = false;
     return this;
   }

@@ -1,4 +1,4 @@
-package dev.floe.worker.testing;
+package dev.floe.worker.quickstart;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;

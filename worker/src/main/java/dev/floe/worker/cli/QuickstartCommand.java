@@ -1,0 +1,27 @@
+package dev.floe.worker.cli;
+
+import dev.floe.worker.quickstart.Quickstart;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Runs the quickstart: a Kafka broker in process, a Debezium stream, a local Iceberg table. */
+@Command(name = "quickstart", mixinStandardHelpOptions = true,
+    description = "Run Floe end to end on this machine: an in-process Kafka broker, a Debezium stream of an orders table, a local Iceberg warehouse.")
+final class QuickstartCommand implements Callable<Integer> {
+  @Option(names = "--events", defaultValue = "50000", description = "Change events to stream (default ${DEFAULT-VALUE}).")
+  int events;
+
+  @Option(names = "--keys", defaultValue = "5000", description = "Distinct orders (default ${DEFAULT-VALUE}).")
+  int keys;
+
+  @Option(names = "--warehouse", defaultValue = "floe-warehouse", description = "Local warehouse directory (default ${DEFAULT-VALUE}).")
+  Path warehouse;
+
+  @Override
+  public Integer call() throws Exception {
+    Quickstart.Summary s = Quickstart.run(new Quickstart.Options(events, keys, warehouse), System.out);
+    return s.equal() && s.lag() == 0 ? 0 : 1;
+  }
+}

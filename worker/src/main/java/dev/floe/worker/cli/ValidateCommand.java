@@ -1,0 +1,21 @@
+package dev.floe.worker.cli;
+
+import dev.floe.worker.config.SinkSpec;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** Checks a sink config without running anything. */
+@Command(name = "validate", mixinStandardHelpOptions = true, description = "Check a sink config; print what is wrong and how to fix it.")
+final class ValidateCommand implements Callable<Integer> {
+  @Mixin ConfigOption config;
+
+  @Override
+  public Integer call() {
+    SinkSpec spec = config.load();
+    System.out.printf("%s: valid. Sink %s reads %s into %s (%s catalog).%n", config.config, spec.sinkId(),
+        spec.source().topics().isEmpty() ? "/" + spec.source().topicPattern() + "/" : spec.source().topics(),
+        spec.table().name(), spec.table().catalog() == null ? "local" : spec.table().catalog().type().name().toLowerCase());
+    return 0;
+  }
+}

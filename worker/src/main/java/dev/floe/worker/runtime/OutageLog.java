@@ -1,0 +1,37 @@
+package dev.floe.worker.runtime;
+
+import org.slf4j.Logger;
+
+/** Logs an outage once when it starts and once when it ends, not on every retry. */
+public final class OutageLog {
+  private final Logger log;
+  private final String what;
+  private String failing;
+  private int attempts;
+
+  public OutageLog(Logger log, String what) {
+    this.log = log;
+    this.what = what;
+  }
+
+  public void failed(Throwable e) {
+    attempts++;
+    String reason = e.getClass().getSimpleName() + ": " + e.getMessage();
+    if (failing == null || !failing.equals(reason)) {
+      log.warn("{} failing, retrying with backoff: {}", what, reason);
+      failing = reason;
+    }
+  }
+
+  public void succeeded() {
+    if (failing != null) {
+      log.info("{} recovered after {} attempt(s)", what, attempts);
+    }
+    failing = null;
+    attempts = 0;
+  }
+
+  public boolean isFailing() {
+    return failing != null;
+  }
+}

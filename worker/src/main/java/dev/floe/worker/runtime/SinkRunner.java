@@ -1,0 +1,312 @@
+package dev.floe.worker.runtime;
+
+import dev.floe.worker.apply.IncompatibleSchemaException;
+import dev.floe.worker.commit.SinkOffsets;
+import dev.floe.worker.config.ConfigException;
+import dev.floe.worker.config.SecretResolver;
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.decode.RejectedRecord;
+import dev.floe.worker.engine.BatchResult;
+import dev.floe.worker.engine.DeadLetters;
+import dev.floe.worker.engine.RejectedRecordsException;
+import dev.floe.worker.engine.SinkEngine;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one sink: polls its topics with a consumer group, closes batches by the commit policy, and
+ * has the engine apply them. On assignment it seeks to the offsets the table holds (the truth), so
+ * rebalances and restarts neither lose nor double a batch; Kafka's group offsets are committed
+ * after each Iceberg commit, for lag monitoring only.
+ */
+public final class SinkRunner implements Runnable, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SinkRunner.class);
+  private static final Duration POLL = Duration.ofMillis(200);
+  private static final Duration LAG_EVERY = Duration.ofSeconds(2);
+
+  private final SinkSpec spec;
+  private final SinkEngine engine;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final DeadLetters deadLetters;
+  private final WorkerMetrics metrics;
+  private final OpenBatch batch;
+  private final OutageLog outage = new OutageLog(LOG, "applying batches");
+  private volatile boolean running = true;
+  private volatile boolean subscribed;
+  private volatile Throwable failure;
+  private long lastLagNanos;
+
+  public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
+    this.spec = spec;
+    this.engine = engine;
+    this.metrics = metrics;
+    this.batch = new OpenBatch(spec.commit());
+    Map<String, String> extra = secrets.resolveAll("source.properties", spec.source().properties());
+    this.consumer = new KafkaConsumer<>(consumerProperties(extra), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    if (spec.deadLetter() != null && spec.deadLetter().topic() != null) {
+      this.producer = new KafkaProducer<>(producerProperties(extra), new ByteArraySerializer(), new ByteArraySerializer());
+      this.deadLetters = new KafkaDeadLetters(producer, spec.deadLetter().topic());
+    } else {
+      this.producer = null;
+      this.deadLetters = rejected -> {
+        throw new IllegalStateException(rejected.size() + " record(s) rejected but no deadLetter.topic is configured; first: " + rejected.get(0));
+      };
+    }
+  }
+
+  @Override
+  public void run() {
+    subscribe();
+    try {
+      while (running) {
+        List<RawRecord> polled = poll();
+        long now = System.nanoTime();
+        polled.forEach(r -> batch.add(r, now));
+        if (batch.isDue(now)) {
+          flush();
+        }
+        if (now - lastLagNanos > LAG_EVERY.toNanos()) {
+          updateLag();
+          lastLagNanos = now;
+        }
+      }
+      if (!batch.isEmpty()) {
+        LOG.info("stopping: committing the open batch of {} record(s)", batch.records().size());
+        flush();
+      }
+    } catch (RuntimeException e) {
+      failure = e;
+      throw e;
+    } finally {
+      running = false;
+    }
+  }
+
+  /** Asks the loop to commit its open batch and stop; safe from any thread (a signal handler). */
+  public void stop() {
+    running = false;
+    consumer.wakeup();
+  }
+
+  public boolean isRunning() {
+    return running;
+  }
+
+  /** Ready once subscribed and not in an outage. */
+  public boolean isReady() {
+    return running && subscribed && !outage.isFailing();
+  }
+
+  public Throwable failure() {
+    return failure;
+  }
+
+  private List<RawRecord> poll() {
+    try {
+      var records = consumer.poll(POLL);
+      List<RawRecord> out = new java.util.ArrayList<>(records.count());
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        out.add(toRaw(r));
+      }
+      return out;
+    } catch (WakeupException e) {
+      return List.of(); // stop() was called; the loop ends
+    }
+  }
+
+  private void flush() {
+    List<RawRecord> records = List.copyOf(batch.records());
+    Duration backoff = Duration.ofMillis(200);
+    while (true) {
+      long t0 = System.nanoTime();
+      try {
+        BatchResult result = engine.apply(records, deadLetters);
+        outage.succeeded();
+        metrics.batchCommitted(result, Duration.ofNanos(System.nanoTime() - t0));
+        commitToKafka(result.nextOffsets());
+        batch.clear();
+        LOG.info("batch: {} records, {} rows written, {} keys deleted, {} rejected, {} already applied -> snapshot {}",
+            result.records(), result.rowsWritten(), result.keysDeleted(), result.rejected().size(), result.alreadyApplied(), result.snapshotId());
+        return;
+      } catch (IncompatibleSchemaException e) {
+        LOG.error("stopping: {}", e.getMessage());
+        deadLetters.send(e.offending().stream().map(r -> new RejectedRecord(r, e.getMessage())).toList());
+        throw e;
+      } catch (RejectedRecordsException | ConfigException e) {
+        LOG.error("stopping: {}", e.getMessage());
+        throw e;
+      } catch (RuntimeException e) {
+        outage.failed(e);
+        if (!running) {
+          LOG.warn("stopping during an outage: the open batch is abandoned and will be re-read from the table's offsets");
+          batch.clear();
+          return;
+        }
+        sleep(backoff);
+        backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
+      }
+    }
+  }
+
+  private void commitToKafka(Map<TopicPartition, Long> next) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    Set<TopicPartition> assigned = consumer.assignment();
+    next.forEach((tp, o) -> {
+      if (assigned.contains(tp)) {
+        offsets.put(tp, new OffsetAndMetadata(o));
+      }
+    });
+    if (offsets.isEmpty()) {
+      return;
+    }
+    try {
+      consumer.commitSync(offsets);
+    } catch (RuntimeException e) {
+      // Advisory only: the table holds the truth, a failed group commit just shows more lag.
+      LOG.info("group offset commit failed (lag may read high until the next commit): {}", e.toString());
+    }
+  }
+
+  private void subscribe() {
+    ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
+      @Override
+      public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        batch.drop(partitions);
+      }
+
+      @Override
+      public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        batch.drop(partitions);
+      }
+
+      @Override
+      public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        seekToTableOffsets(partitions);
+      }
+    };
+    if (spec.source().topicPattern() != null && !spec.source().topicPattern().isBlank()) {
+      consumer.subscribe(Pattern.compile(spec.source().topicPattern()), listener);
+    } else {
+      consumer.subscribe(spec.source().topics(), listener);
+    }
+    subscribed = true;
+  }
+
+  private void seekToTableOffsets(Collection<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return;
+    }
+    SinkOffsets held = engine.offsets();
+    Set<TopicPartition> unknown = new HashSet<>();
+    for (TopicPartition tp : partitions) {
+      long next = held.nextOffset(tp);
+      if (next >= 0) {
+        consumer.seek(tp, next);
+      } else {
+        unknown.add(tp);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      // The table holds nothing for these yet: Kafka's group offsets, else the reset policy.
+      consumer.committed(unknown).forEach((tp, committed) -> {
+        if (committed != null) {
+          consumer.seek(tp, committed.offset());
+        }
+      });
+    }
+    LOG.info("assigned {} partition(s); resuming from the table's offsets {}", partitions.size(), held);
+  }
+
+  private void updateLag() {
+    Set<TopicPartition> assigned = consumer.assignment();
+    if (assigned.isEmpty()) {
+      return;
+    }
+    try {
+      Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(2));
+      for (TopicPartition tp : assigned) {
+        long position = consumer.position(tp, Duration.ofSeconds(2));
+        long uncommitted = batch.records().stream().filter(r -> r.topicPartition().equals(tp)).count();
+        metrics.lag(tp, Math.max(0, ends.getOrDefault(tp, position) - position + uncommitted));
+      }
+    } catch (WakeupException e) {
+      running = false;
+    } catch (RuntimeException e) {
+      LOG.debug("lag read failed: {}", e.toString());
+    }
+  }
+
+  private static RawRecord toRaw(ConsumerRecord<byte[], byte[]> r) {
+    Map<String, byte[]> headers = new LinkedHashMap<>();
+    for (Header h : r.headers()) {
+      headers.put(h.key(), h.value());
+    }
+    return new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value(), headers);
+  }
+
+  private Properties consumerProperties(Map<String, String> extra) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.source().groupId());
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "floe-" + spec.sinkId());
+    p.putAll(extra);
+    return p;
+  }
+
+  private Properties producerProperties(Map<String, String> extra) {
+    Properties p = new Properties();
+    extra.forEach((k, v) -> {
+      if (!k.startsWith("group.") && !k.startsWith("auto.offset")) {
+        p.put(k, v);
+      }
+    });
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "floe-dlq-" + spec.sinkId());
+    return p;
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    consumer.close(Duration.ofSeconds(5));
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(5));
+    }
+  }
+}

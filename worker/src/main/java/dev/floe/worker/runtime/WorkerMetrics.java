@@ -1,0 +1,79 @@
+package dev.floe.worker.runtime;
+
+import dev.floe.worker.engine.BatchResult;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.TopicPartition;
+
+/** The worker's Prometheus metrics: what it consumed, wrote, rejected, how long commits took, how far behind it is. */
+public final class WorkerMetrics {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Counter consumed;
+  private final Counter rowsWritten;
+  private final Counter keysDeleted;
+  private final Counter rejected;
+  private final Counter alreadyApplied;
+  private final DistributionSummary batchRecords;
+  private final Timer commitLatency;
+  private final AtomicLong lastSnapshot = new AtomicLong();
+  private final AtomicLong lastCommitEpochSeconds = new AtomicLong();
+  private final Map<TopicPartition, AtomicLong> lag = new ConcurrentHashMap<>();
+
+  public WorkerMetrics(String sink) {
+    Tags tags = Tags.of("sink", sink);
+    consumed = Counter.builder("floe.records.consumed").tags(tags).description("Kafka records consumed").register(registry);
+    rowsWritten = Counter.builder("floe.rows.upserted").tags(tags).description("rows written (inserted or updated)").register(registry);
+    keysDeleted = Counter.builder("floe.rows.deleted").tags(tags).description("keys deleted").register(registry);
+    rejected = Counter.builder("floe.records.rejected").tags(tags).description("records sent to the dead-letter topic").register(registry);
+    alreadyApplied = Counter.builder("floe.records.already.applied").tags(tags).description("redelivered records the table already held").register(registry);
+    batchRecords = DistributionSummary.builder("floe.batch.records").tags(tags).description("records per committed batch").register(registry);
+    commitLatency = Timer.builder("floe.commit.latency").tags(tags).description("time to apply and commit a batch").register(registry);
+    Gauge.builder("floe.last.snapshot.id", lastSnapshot, AtomicLong::get).tags(tags).register(registry);
+    Gauge.builder("floe.last.commit.time", lastCommitEpochSeconds, AtomicLong::get).tags(tags).baseUnit("seconds").register(registry);
+  }
+
+  public void batchCommitted(BatchResult r, Duration took) {
+    consumed.increment(r.records());
+    rowsWritten.increment(r.rowsWritten());
+    keysDeleted.increment(r.keysDeleted());
+    rejected.increment(r.rejected().size());
+    alreadyApplied.increment(r.alreadyApplied());
+    batchRecords.record(r.records());
+    commitLatency.record(took);
+    if (r.snapshotId() != null) {
+      lastSnapshot.set(r.snapshotId());
+      lastCommitEpochSeconds.set(System.currentTimeMillis() / 1000);
+    }
+  }
+
+  public void lag(TopicPartition tp, long value) {
+    lag.computeIfAbsent(tp, p -> {
+      AtomicLong v = new AtomicLong();
+      Gauge.builder("floe.lag", v, AtomicLong::get)
+          .tags("topic", p.topic(), "partition", String.valueOf(p.partition()))
+          .description("records behind the end of the partition").register(registry);
+      return v;
+    }).set(value);
+  }
+
+  public long totalLag() {
+    return lag.values().stream().mapToLong(AtomicLong::get).sum();
+  }
+
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+}
