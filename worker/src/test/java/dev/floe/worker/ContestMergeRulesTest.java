@@ -66,6 +66,7 @@ class ContestMergeRulesTest {
 
     Map<UUID, Map<String, Object>> actual = new HashMap<>();
     for (Map<String, Object> row : LocalWarehouse.rows(engine.table())) {
+      row.remove(dev.floe.worker.apply.TableLayout.LSN_COLUMN);
       Map<String, Object> previous = actual.put((UUID) row.get("uuid"), row);
       assertThat(previous).as("duplicate key: %s and %s", previous, row).isNull();
     }

@@ -33,8 +33,12 @@ class EqualityDeletesPropertiesTest {
   }
 
   @AfterContainer
-  static void cleanup() throws IOException {
-    dev.floe.worker.testing.TempDirs.delete(dir);
+  static void cleanup() {
+    try {
+      dev.floe.worker.testing.TempDirs.delete(dir);
+    } catch (IOException e) {
+      System.err.println("left " + dir + " behind: " + e); // a failed property can leave a table being written
+    }
   }
 
   @Provide
@@ -42,22 +46,22 @@ class EqualityDeletesPropertiesTest {
     return OrdersScripts.scripts();
   }
 
-  @Property(tries = 25)
+  @Property
   void formatV2Unpartitioned(@ForAll("scripts") Script script) {
     play(script, 2, false);
   }
 
-  @Property(tries = 25)
+  @Property
   void formatV2PartitionedByRegion(@ForAll("scripts") Script script) {
     play(script, 2, true);
   }
 
-  @Property(tries = 25)
+  @Property
   void formatV3Unpartitioned(@ForAll("scripts") Script script) {
     play(script, 3, false);
   }
 
-  @Property(tries = 25)
+  @Property
   void formatV3PartitionedByRegion(@ForAll("scripts") Script script) {
     play(script, 3, true);
   }

@@ -119,6 +119,26 @@ class ExactlyOnceTest {
     System.out.println("concurrent writers: " + retries + " commit(s) replanned after losing a race");
   }
 
+  @Test
+  void aTruncateArrivingAfterNewerRowsOfAnotherPartitionRemovesOnlyTheOlderRows() {
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkEngine engine = new SinkEngine(sink(warehouse, "eo.late_truncate"), warehouse.catalog());
+    RawRecord one = order(1, 1);
+    RawRecord two = order(2, 1);
+    RawRecord truncate = orders.truncate(0); // TRUNCATE happens here in source (LSN) order ...
+    RawRecord three = order(3, 1);
+    engine.apply(List.of(one, two), DeadLetters.DISCARD);
+    engine.apply(List.of(three), DeadLetters.DISCARD); // ... but partition 1 runs ahead of partition 0
+    BatchResult late = engine.apply(List.of(truncate), DeadLetters.DISCARD);
+
+    assertThat(late.truncated()).isTrue();
+    assertThat(qtyById(engine.table())).containsExactly(Map.entry(3L, 1L));
+    // and an event of partition 0 older than the truncate, arriving later still, is dropped
+    RawRecord stale = new RawRecord(two.topic(), two.partition(), truncate.offset() + 1, two.key(), two.value());
+    engine.apply(List.of(stale), DeadLetters.DISCARD);
+    assertThat(qtyById(engine.table())).containsExactly(Map.entry(3L, 1L));
+  }
+
   private RawRecord order(long id, int qty) {
     return orders.update(OrdersTable.partitionOf(id), row(id, qty));
   }

@@ -3,6 +3,7 @@ package dev.floe.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
@@ -140,6 +141,7 @@ class PostgresRoundTripTest {
     for (Map<String, Object> row : LocalWarehouse.rows(engine.table())) {
       Map<String, Object> n = new TreeMap<>();
       row.forEach((k, v) -> n.put(k, normalise(v)));
+      assertThat(n.remove(TableLayout.LSN_COLUMN)).as("the LSN of the row's last change").isNotNull();
       out.put(((Number) row.get("id")).longValue(), n);
     }
     return out;

@@ -29,14 +29,19 @@ public final class ChangeResolver {
   /** The final rows to write, and the stored rows (or bare keys) to delete. */
   public record Changes(List<Object[]> rows, List<Object[]> deletes) {}
 
-  public static Changes resolve(Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded) {
+  /**
+   * @param truncate what a truncate in this batch removes, or null when there is none
+   */
+  public static Changes resolve(Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded, TruncatePlanner.Plan truncate) {
     MergeRule[] rules = layout.rules();
+    // When the truncate drops every file, nothing stored survives to be deleted key by key.
+    boolean wiped = truncate != null && truncate.dropsAllFiles();
     Set<RowKey> lookup = new HashSet<>();
     Set<RowKey> previousKeys = new HashSet<>();
     for (Map.Entry<RowKey, KeyFold> e : folded.keys().entrySet()) {
       KeyFold f = e.getValue();
       // A partitioned table must delete a key in the partition its stored row lives in.
-      if ((layout.partitioned() && !folded.truncates()) || f.needsStoredValues(rules)) {
+      if ((layout.partitioned() && !wiped) || f.needsStoredValues(rules)) {
         lookup.add(e.getKey());
       }
       if (f.hasUnchanged() && f.movedFrom() != null) {
@@ -55,7 +60,7 @@ public final class ChangeResolver {
       RowKey key = e.getKey();
       KeyFold f = e.getValue();
       Object[] s = stored.get(key);
-      if (!folded.truncates() && baseSnapshot != null) {
+      if (!wiped && baseSnapshot != null) {
         if (s != null) {
           deletes.add(s);
         } else if (!lookup.contains(key)) {
@@ -66,6 +71,9 @@ public final class ChangeResolver {
         Object[] previous = f.movedFrom() == null ? null : previousImages.get(f.movedFrom());
         rows.add(f.resolve(s, rules, previous));
       }
+    }
+    if (truncate != null) {
+      deletes.addAll(truncate.rowsToDelete());
     }
     return new Changes(rows, deletes);
   }
@@ -79,10 +87,12 @@ public final class ChangeResolver {
       Object[] image;
       if (oldFold == null) {
         image = stored.get(old);
-      } else if (oldFold.exists()) {
-        image = oldFold.resolve(stored.get(old), layout.rules());
-      } else {
+      } else if (oldFold.deletedInBatch()) {
+        // the key change's delete half: the row as it was just before it (the old key may be re-used after)
         image = oldFold.imageBeforeDelete(stored.get(old), layout.rules());
+      } else {
+        // the delete half is still to come (its partition lags): the row as it is now
+        image = oldFold.resolve(stored.get(old), layout.rules());
       }
       if (image != null) {
         images.put(old, image);

@@ -25,7 +25,14 @@ import org.apache.iceberg.types.Types;
  * spec and each column's merge rule; projects change events onto those columns.
  */
 public final class TableLayout {
+  /**
+   * The source LSN of each row's last change, kept by Floe for sources that have one (PostgreSQL)
+   * so that a TRUNCATE arriving late removes only the rows older than it.
+   */
+  public static final String LSN_COLUMN = "_floe_lsn";
+
   private final Schema schema;
+  private final int lsnPosition;
   private final PartitionSpec spec;
   private final List<Types.NestedField> columns;
   private final String[] keyNames;
@@ -45,7 +52,15 @@ public final class TableLayout {
     }
     this.keyNames = key.toArray(String[]::new);
     this.keyPositions = key.stream().mapToInt(this::position).toArray();
-    this.rules = columns.stream().map(c -> config.ruleFor(c.name())).toArray(MergeRule[]::new);
+    this.rules = columns.stream()
+        .map(c -> c.name().equals(LSN_COLUMN) ? MergeRule.LAST : config.ruleFor(c.name()))
+        .toArray(MergeRule[]::new);
+    this.lsnPosition = position(LSN_COLUMN);
+  }
+
+  /** The {@value #LSN_COLUMN} column, or null when the table has none. */
+  public Types.NestedField lsnColumn() {
+    return lsnPosition < 0 ? null : columns.get(lsnPosition);
   }
 
   public static TableLayout of(Table table, TableSpec config) {
@@ -96,6 +111,9 @@ public final class TableLayout {
     }
     for (int i = 0; i < keyPositions.length; i++) {
       row[keyPositions[i]] = key[i];
+    }
+    if (lsnPosition >= 0) {
+      row[lsnPosition] = e.lsn();
     }
     RowKey previous = e.previousKey() == null ? null : keyOf(e.previousKey());
     return new Projected(e, rowKey, row, previous);

@@ -34,7 +34,7 @@ public final class TableProvisioner {
    * Creates the table: the key columns become required identifier fields, every other column is
    * optional (so a column the source drops can hold nulls), partitioned as configured.
    */
-  public static Table create(Catalog catalog, TableIdentifier id, EventSchema event, List<String> keyColumns, TableSpec spec) {
+  public static Table create(Catalog catalog, TableIdentifier id, EventSchema event, List<String> keyColumns, TableSpec spec, boolean withLsn) {
     Set<String> keys = new HashSet<>(keyColumns);
     for (String k : keyColumns) {
       if (event.field(k) == null) {
@@ -51,6 +51,10 @@ public final class TableProvisioner {
         identifierIds.add(fieldId);
       }
       fieldId++;
+    }
+    if (withLsn && event.field(TableLayout.LSN_COLUMN) == null) {
+      fields.add(Types.NestedField.optional(fieldId, TableLayout.LSN_COLUMN, Types.LongType.get(),
+          "Floe: source LSN of this row's last change"));
     }
     Schema schema = new Schema(fields, identifierIds);
     PartitionSpec.Builder partitioning = PartitionSpec.builderFor(schema);

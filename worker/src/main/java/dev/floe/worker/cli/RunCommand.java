@@ -9,6 +9,8 @@ import dev.floe.worker.runtime.HealthServer;
 import dev.floe.worker.runtime.SinkRunner;
 import dev.floe.worker.runtime.WorkerMetrics;
 import java.util.concurrent.Callable;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -42,17 +44,26 @@ final class RunCommand implements Callable<Integer> {
     WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
     SinkRunner runner = new SinkRunner(spec, engine, metrics, secrets);
     CountDownLatch done = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      LOG.info("SIGTERM: stopping, committing the open batch (grace {}s)", graceSeconds);
+    // Handle SIGTERM ourselves rather than in a shutdown hook, so a clean stop can exit 0.
+    SignalHandler stop = signal -> {
+      LOG.info("SIG{}: stopping, committing the open batch (grace {}s)", signal.getName(), graceSeconds);
       runner.stop();
-      try {
-        if (!done.await(graceSeconds, TimeUnit.SECONDS)) {
-          LOG.warn("grace period over: the open batch is abandoned; it is re-read from the table's offsets on restart");
+      Thread watchdog = new Thread(() -> {
+        try {
+          if (!done.await(graceSeconds, TimeUnit.SECONDS)) {
+            // Nothing is lost: the batch is re-read from the table's offsets on restart.
+            LOG.warn("grace period over: abandoning the open batch");
+            Runtime.getRuntime().halt(0);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "floe-shutdown"));
+      }, "floe-grace");
+      watchdog.setDaemon(true);
+      watchdog.start();
+    };
+    Signal.handle(new Signal("TERM"), stop);
+    Signal.handle(new Signal("INT"), stop);
     try (HealthServer http = new HealthServer(port, runner::isRunning, runner::isReady, metrics::scrape)) {
       LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(), spec.source().topics(), spec.table().name(), http.port());
       runner.run();

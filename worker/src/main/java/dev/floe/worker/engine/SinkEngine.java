@@ -5,6 +5,7 @@ import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.apply.IncompatibleSchemaException;
 import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.apply.TableProvisioner;
+import dev.floe.worker.apply.TruncatePlanner;
 import dev.floe.worker.commit.BatchCommitter;
 import dev.floe.worker.commit.ConcurrentSinkCommitException;
 import dev.floe.worker.commit.OffsetLedger;
@@ -29,14 +30,12 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -148,13 +147,13 @@ public final class SinkEngine {
       deadLetters.send(rejected);
     }
 
-    ChangeResolver.Changes changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded);
+    TruncatePlanner.Plan truncate = folded.truncates() && baseSnapshot != null
+        ? TruncatePlanner.plan(table, baseSnapshot, layout, folded.truncateLsn())
+        : null;
+    ChangeResolver.Changes changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded, truncate);
     EqualityDeltaWriter.Written written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes());
-    List<DataFile> removedData = new ArrayList<>();
-    List<DeleteFile> removedDeletes = new ArrayList<>();
-    if (folded.truncates() && baseSnapshot != null) {
-      liveFiles(baseSnapshot, removedData, removedDeletes);
-    }
+    List<DataFile> removedData = truncate == null ? List.of() : truncate.dataFiles();
+    List<DeleteFile> removedDeletes = truncate == null ? List.of() : truncate.deleteFiles();
     BatchCommitter.Commit commit = new BatchCommitter.Commit(
         written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, next, folded.truncateLsn());
     long snapshotId;
@@ -186,7 +185,7 @@ public final class SinkEngine {
         return;
       }
       List<String> key = spec.table().primaryKey().isEmpty() ? List.copyOf(first.key().keySet()) : spec.table().primaryKey();
-      table = TableProvisioner.create(catalog, tableId, first.schema(), key, spec.table());
+      table = TableProvisioner.create(catalog, tableId, first.schema(), key, spec.table(), first.lsn() != null);
     }
     boolean changed = false;
     for (Map.Entry<EventSchema, List<ChangeEvent>> e : bySchema.entrySet()) {
@@ -202,22 +201,6 @@ public final class SinkEngine {
     }
     if (layout == null || changed || layout.schema().schemaId() != table.schema().schemaId()) {
       layout = TableLayout.of(table, spec.table());
-    }
-  }
-
-  private void liveFiles(long snapshotId, List<DataFile> data, List<DeleteFile> deletes) {
-    Set<String> seenDeletes = new HashSet<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
-      for (FileScanTask t : tasks) {
-        data.add(t.file());
-        for (DeleteFile d : t.deletes()) {
-          if (seenDeletes.add(d.location())) {
-            deletes.add(d);
-          }
-        }
-      }
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
     }
   }
 

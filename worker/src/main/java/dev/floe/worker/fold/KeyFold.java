@@ -10,6 +10,7 @@ public final class KeyFold {
   private Object[] partialBeforeDelete;
   private boolean discardedBeforeDelete;
   private RowKey movedFrom;
+  private boolean deletedInBatch;
 
   /** @param discardsStored true when the table is truncated before this key's changes */
   KeyFold(boolean discardsStored) {
@@ -29,8 +30,12 @@ public final class KeyFold {
   }
 
   void delete() {
-    partialBeforeDelete = partial;
-    discardedBeforeDelete = discardsStored;
+    // A second delete with no row in between removes nothing: keep the image the first one removed.
+    if (partial != null || !deletedInBatch) {
+      partialBeforeDelete = partial;
+      discardedBeforeDelete = discardsStored;
+    }
+    deletedInBatch = true;
     discardsStored = true;
     partial = null;
     movedFrom = null;
@@ -46,6 +51,11 @@ public final class KeyFold {
   /** The key this row had before a primary-key update in this batch, or null. */
   public RowKey movedFrom() {
     return movedFrom;
+  }
+
+  /** Whether this batch deleted the key (a delete event, not a truncate). */
+  public boolean deletedInBatch() {
+    return deletedInBatch;
   }
 
   /** The combined versions just before the last delete in this batch, or null if none. */

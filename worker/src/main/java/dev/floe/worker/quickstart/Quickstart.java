@@ -1,5 +1,6 @@
 package dev.floe.worker.quickstart;
 
+import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.catalog.CatalogLoader;
 import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.CommitSpec;
@@ -155,7 +156,8 @@ public final class Quickstart {
     try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
       for (Record r : records) {
         Map<String, Object> row = new TreeMap<>();
-        table.schema().columns().forEach(c -> row.put(c.name(), normalise(r.getField(c.name()))));
+        table.schema().columns().stream().filter(c -> !c.name().equals(TableLayout.LSN_COLUMN))
+            .forEach(c -> row.put(c.name(), normalise(r.getField(c.name()))));
         out.put((Long) r.getField("id"), row);
       }
     } catch (IOException e) {

@@ -58,6 +58,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private volatile boolean running = true;
   private volatile boolean subscribed;
   private volatile Throwable failure;
+  private volatile Set<TopicPartition> owned = Set.of();
   private long lastLagNanos;
 
   public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
@@ -119,6 +120,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /** Ready once subscribed and not in an outage. */
   public boolean isReady() {
     return running && subscribed && !outage.isFailing();
+  }
+
+  /** The partitions this worker owns now. */
+  public Set<TopicPartition> owned() {
+    return owned;
   }
 
   public Throwable failure() {
@@ -196,16 +202,18 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       @Override
       public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         batch.drop(partitions);
+        owned = Set.copyOf(consumer.assignment().stream().filter(tp -> !partitions.contains(tp)).toList());
       }
 
       @Override
       public void onPartitionsLost(Collection<TopicPartition> partitions) {
-        batch.drop(partitions);
+        onPartitionsRevoked(partitions);
       }
 
       @Override
       public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
         seekToTableOffsets(partitions);
+        owned = Set.copyOf(consumer.assignment());
       }
     };
     if (spec.source().topicPattern() != null && !spec.source().topicPattern().isBlank()) {

@@ -37,7 +37,7 @@ public final class OrdersScripts {
     });
   }
 
-  static Arbitrary<Step> steps() {
+  public static Arbitrary<Step> steps() {
     Arbitrary<Long> ids = Arbitraries.longs().between(1, 6);
     Arbitrary<Step> delete = ids.map(Step.Delete::new);
     Arbitrary<Step> truncate = Arbitraries.integers().between(0, OrdersTable.PARTITIONS - 1).map(Step.Truncate::new);

@@ -12,7 +12,17 @@ import org.apache.kafka.common.TopicPartition;
  * a delete followed by a tombstone, a truncate in one partition, new schema after an ALTER.
  */
 public final class OrdersSource {
-  private final DebeziumEnvelopes envelopes = DebeziumEnvelopes.forTopic(OrdersTable.TOPIC).columns(OrdersTable.columns(false)).key("id");
+  private final String topic;
+  private final DebeziumEnvelopes envelopes;
+
+  public OrdersSource() {
+    this(OrdersTable.TOPIC);
+  }
+
+  public OrdersSource(String topic) {
+    this.topic = topic;
+    this.envelopes = DebeziumEnvelopes.forTopic(topic).columns(OrdersTable.columns(false)).key("id");
+  }
 
   /**
    * The records of a batch; {@code model} is the expected table just before each step is applied
@@ -48,7 +58,7 @@ public final class OrdersSource {
   /** The next offset of each partition after everything produced so far. */
   public Map<TopicPartition, Long> nextOffsets() {
     Map<TopicPartition, Long> out = new java.util.HashMap<>();
-    envelopes.nextOffsets().forEach((p, o) -> out.put(new TopicPartition(OrdersTable.TOPIC, p), o));
+    envelopes.nextOffsets().forEach((p, o) -> out.put(new TopicPartition(topic, p), o));
     return out;
   }
 

@@ -2,6 +2,7 @@ package dev.floe.worker.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.decode.RawRecord;
@@ -48,11 +49,13 @@ public final class ScriptPlayer {
     }
   }
 
-  static Map<Long, Map<String, Object>> actual(Table table) {
+  /** The table as the model sees rows: by key, values normalised. */
+  public static Map<Long, Map<String, Object>> actual(Table table) {
     Map<Long, Map<String, Object>> out = new TreeMap<>();
     for (Map<String, Object> row : LocalWarehouse.rows(table)) {
       Map<String, Object> n = new TreeMap<>();
       row.forEach((k, v) -> n.put(k, OrdersModel.normalise(v)));
+      n.remove(TableLayout.LSN_COLUMN); // Floe's bookkeeping, not a source column
       n.putIfAbsent("extra", null); // before the schema change the table has no such column
       Long id = (Long) n.get("id");
       if (out.put(id, n) != null) {

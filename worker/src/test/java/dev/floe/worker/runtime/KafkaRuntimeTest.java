@@ -1,0 +1,144 @@
+package dev.floe.worker.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.floe.worker.commit.OffsetLedger;
+import dev.floe.worker.config.CommitSpec;
+import dev.floe.worker.config.DeadLetterSpec;
+import dev.floe.worker.config.SecretResolver;
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.SourceSpec;
+import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.engine.SinkEngine;
+import dev.floe.worker.model.OrdersModel;
+import dev.floe.worker.model.OrdersScripts;
+import dev.floe.worker.model.OrdersSource;
+import dev.floe.worker.model.OrdersTable;
+import dev.floe.worker.model.ScriptPlayer;
+import dev.floe.worker.model.Step;
+import dev.floe.worker.testing.LocalWarehouse;
+import dev.floe.worker.testing.TestKafka;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The worker runtime against a real Kafka broker (KRaft, in this JVM). */
+class KafkaRuntimeTest {
+  @TempDir Path dir;
+
+  @Test
+  void aSecondWorkerJoiningAndLeavingMidStreamLosesAndDoublesNothing() {
+    String topic = TestKafka.topic("orders", OrdersTable.PARTITIONS);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec spec = sink(topic, warehouse, null);
+    OrdersModel model = new OrdersModel();
+    OrdersSource source = new OrdersSource(topic);
+    List<Step> steps = OrdersScripts.steps().list().ofSize(3_000).sample();
+    TestKafka.produce(source.records(steps.subList(0, 1_000), model));
+
+    Worker a = Worker.start(spec, warehouse);
+    await().atMost(Duration.ofSeconds(60)).until(() -> applied(spec, warehouse) > 0);
+    Worker b = Worker.start(spec, warehouse); // joins: the group rebalances, B takes a partition
+    await().atMost(Duration.ofSeconds(60)).until(() -> !b.runner.owned().isEmpty() && !a.runner.owned().isEmpty());
+    for (int i = 1_000; i < 2_000; i += 100) {
+      TestKafka.produce(source.records(steps.subList(i, i + 100), model));
+    }
+    await().atMost(Duration.ofSeconds(60)).until(() -> b.committedBatches() > 0 && a.committedBatches() > 1);
+    b.stop(); // leaves: the group rebalances again, A takes everything
+    TestKafka.produce(source.records(steps.subList(2_000, 3_000), model));
+    long end = source.nextOffsets().values().stream().mapToLong(Long::longValue).sum();
+    await().atMost(Duration.ofSeconds(90)).until(() -> applied(spec, warehouse) == end);
+    a.stop();
+
+    SinkEngine check = new SinkEngine(spec, warehouse.catalog());
+    assertThat(OffsetLedger.read(check.table(), spec.sinkId()).next()).isEqualTo(source.nextOffsets());
+    assertThat(ScriptPlayer.actual(check.table())).isEqualTo(model.expected());
+  }
+
+  @Test
+  void poisonRecordsLandInTheDeadLetterTopicWithTheirReasonsWhileTheRestIsApplied() {
+    String topic = TestKafka.topic("orders", 2);
+    String dlq = TestKafka.topic("dlq", 1);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec spec = sink(topic, warehouse, dlq);
+    OrdersModel model = new OrdersModel();
+    OrdersSource source = new OrdersSource(topic);
+    RawRecord poison = new RawRecord(topic, 0, 0, "{\"id\":2}".getBytes(StandardCharsets.UTF_8), "not json".getBytes(StandardCharsets.UTF_8));
+    TestKafka.produce(List.of(poison)); // partition 0, offset 0
+    TestKafka.produce(source.records(List.of(new Step.Upsert(1, Map.of("qty", 1)), new Step.Upsert(2, Map.of("qty", 2))), model));
+
+    Worker w = Worker.start(spec, warehouse);
+    await().atMost(Duration.ofSeconds(60)).until(() -> applied(spec, warehouse) == 3);
+    w.stop();
+
+    List<ConsumerRecord<byte[], byte[]>> dead = TestKafka.readAll(dlq, 1, Duration.ofSeconds(30));
+    assertThat(dead).hasSize(1);
+    ConsumerRecord<byte[], byte[]> d = dead.get(0);
+    assertThat(new String(d.value(), StandardCharsets.UTF_8)).isEqualTo("not json");
+    assertThat(header(d, KafkaDeadLetters.REASON)).startsWith("value is not JSON");
+    assertThat(header(d, KafkaDeadLetters.TOPIC)).isEqualTo(topic);
+    assertThat(header(d, KafkaDeadLetters.PARTITION)).isEqualTo("0");
+    assertThat(header(d, KafkaDeadLetters.OFFSET)).isEqualTo("0");
+    assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).containsOnlyKeys(1L, 2L);
+    assertThat(w.metrics.scrape()).contains("floe_records_rejected_total{sink=\"floe-orders\"} 1.0");
+  }
+
+  static SinkSpec sink(String topic, LocalWarehouse warehouse, String dlq) {
+    return new SinkSpec(
+        new SourceSpec(TestKafka.bootstrap(), List.of(topic), null, "floe-orders", null, Map.of()),
+        new TableSpec(warehouse.spec(), "rt." + topic.replace('.', '_').replace('-', '_'), List.of(), List.of(), 2, null, OrdersTable.RULES, Map.of()),
+        new CommitSpec("200ms", 300, null), dlq == null ? null : new DeadLetterSpec(dlq), null);
+  }
+
+  static long applied(SinkSpec spec, LocalWarehouse warehouse) {
+    return new SinkEngine(spec, warehouse.catalog()).offsets().next().values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
+    return new String(r.headers().lastHeader(key).value(), StandardCharsets.UTF_8);
+  }
+
+  /** A worker (runner and its thread) of the sink. */
+  static final class Worker {
+    final SinkRunner runner;
+    final WorkerMetrics metrics;
+    final Thread thread;
+
+    private Worker(SinkRunner runner, WorkerMetrics metrics) {
+      this.runner = runner;
+      this.metrics = metrics;
+      this.thread = new Thread(runner, "worker");
+    }
+
+    static Worker start(SinkSpec spec, LocalWarehouse warehouse) {
+      WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
+      Worker w = new Worker(new SinkRunner(spec, new SinkEngine(spec, warehouse.catalog()), metrics, SecretResolver.fromEnvironment()), metrics);
+      w.thread.start();
+      return w;
+    }
+
+    long committedBatches() {
+      return (long) metrics.registry().get("floe.batch.records").summary().count();
+    }
+
+    void stop() {
+      runner.stop();
+      try {
+        thread.join(30_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      assertThat(thread.isAlive()).as("worker stopped").isFalse();
+      assertThat(runner.failure()).as("worker failure").isNull();
+      runner.close();
+    }
+  }
+
+}
