@@ -55,6 +55,8 @@ public final class SinkEngine {
   private final DebeziumDecoder decoder;
   private Table table;
   private TableLayout layout;
+  /** Offsets of batches that changed nothing before the table existed; recorded with the first commit. */
+  private final Map<TopicPartition, Long> carried = new HashMap<>();
 
   public SinkEngine(SinkSpec spec, Catalog catalog) {
     this.spec = spec;
@@ -135,6 +137,7 @@ public final class SinkEngine {
         }
         deadLetters.send(rejected);
       }
+      next.forEach((tp, o) -> carried.merge(tp, o, Math::max));
       return new BatchResult(null, records.size(), records.size() - fresh.size(), tombstones, events.size(),
           0, false, 0, 0, List.copyOf(rejected), Map.copyOf(next), attempt);
     }
@@ -154,8 +157,10 @@ public final class SinkEngine {
     EqualityDeltaWriter.Written written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes());
     List<DataFile> removedData = truncate == null ? List.of() : truncate.dataFiles();
     List<DeleteFile> removedDeletes = truncate == null ? List.of() : truncate.deleteFiles();
+    Map<TopicPartition, Long> committing = new HashMap<>(carried);
+    next.forEach((tp, o) -> committing.merge(tp, o, Math::max));
     BatchCommitter.Commit commit = new BatchCommitter.Commit(
-        written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, next, folded.truncateLsn());
+        written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, committing, folded.truncateLsn());
     long snapshotId;
     try {
       snapshotId = BatchCommitter.commit(table, spec.sinkId(), baseSnapshot, held, commit);
@@ -163,6 +168,7 @@ public final class SinkEngine {
       deleteQuietly(written);
       throw e;
     }
+    carried.clear();
     int deleted = (int) folded.keys().values().stream().filter(f -> !f.exists()).count();
     LOG.debug("committed snapshot {} to {}: {} records, {} rows, {} deletes, {} rejected",
         snapshotId, tableId, fresh.size(), changes.rows().size(), deleted, rejected.size());

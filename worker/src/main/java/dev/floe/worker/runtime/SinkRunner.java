@@ -284,6 +284,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "floe-" + spec.sinkId());
+    String instance = System.getenv("FLOE_INSTANCE_ID");
+    if (instance != null && !instance.isBlank()) {
+      // Static membership: a restarted worker (same pod) takes its partitions back without a rebalance.
+      p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
+    }
     p.putAll(extra);
     return p;
   }
