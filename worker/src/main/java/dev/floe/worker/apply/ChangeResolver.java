@@ -31,8 +31,10 @@ public final class ChangeResolver {
 
   /**
    * @param truncate what a truncate in this batch removes, or null when there is none
+   * @param needPartition whether a key's delete must go to the partition its stored row lives in
    */
-  public static Changes resolve(Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded, TruncatePlanner.Plan truncate) {
+  public static Changes resolve(Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded, TruncatePlanner.Plan truncate,
+      boolean needPartition) {
     MergeRule[] rules = layout.rules();
     // When the truncate drops every file, nothing stored survives to be deleted key by key.
     boolean wiped = truncate != null && truncate.dropsAllFiles();
@@ -41,7 +43,7 @@ public final class ChangeResolver {
     for (Map.Entry<RowKey, KeyFold> e : folded.keys().entrySet()) {
       KeyFold f = e.getValue();
       // A partitioned table must delete a key in the partition its stored row lives in.
-      if ((layout.partitioned() && !wiped) || f.needsStoredValues(rules)) {
+      if ((needPartition && !wiped) || f.needsStoredValues(rules)) {
         lookup.add(e.getKey());
       }
       if (f.hasUnchanged() && f.movedFrom() != null) {

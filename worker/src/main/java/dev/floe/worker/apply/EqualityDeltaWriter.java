@@ -11,6 +11,7 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
@@ -38,8 +39,10 @@ public final class EqualityDeltaWriter {
    * @param rows final rows to insert, in table column order
    * @param deletes keys to delete with the stored row that tells their partition (for an
    *     unpartitioned table the row may be just the key)
+   * @param deleteSpecs the specs of live data files: each key's delete goes to each
    */
-  public static Written write(Table table, TableLayout layout, List<Object[]> rows, List<Object[]> deletes) {
+  public static Written write(Table table, TableLayout layout, List<Object[]> rows, List<Object[]> deletes,
+      List<PartitionSpec> deleteSpecs) {
     Schema schema = layout.schema();
     Schema deleteSchema = schema.select(layout.keyNames());
     int[] equalityIds = deleteSchema.columns().stream().mapToInt(f -> f.fieldId()).toArray();
@@ -61,21 +64,24 @@ public final class EqualityDeltaWriter {
 
     List<DeleteFile> deleteFiles = new ArrayList<>();
     if (!deletes.isEmpty()) {
-      // The clustered writer wants its input grouped by partition.
-      Map<StructLike, List<Record>> byPartition = new LinkedHashMap<>();
-      for (Object[] stored : deletes) {
-        StructLike partition = null;
-        if (layout.partitioned()) {
-          partitionKey.partition(wrapper.wrap(layout.toRecord(stored)));
-          partition = partitionKey.copy();
-        }
-        byPartition.computeIfAbsent(partition, p -> new ArrayList<>()).add(keyRecord(deleteSchema, layout, stored));
-      }
       ClusteredEqualityDeleteWriter<Record> writer = new ClusteredEqualityDeleteWriter<>(factory, files, table.io(), targetSize);
       try (writer) {
-        for (Map.Entry<StructLike, List<Record>> e : byPartition.entrySet()) {
-          for (Record r : e.getValue()) {
-            writer.write(r, layout.spec(), e.getKey());
+        for (PartitionSpec spec : deleteSpecs) {
+          // The clustered writer wants its input grouped by spec and partition.
+          PartitionKey key = new PartitionKey(spec, schema);
+          Map<StructLike, List<Record>> byPartition = new LinkedHashMap<>();
+          for (Object[] stored : deletes) {
+            StructLike partition = null;
+            if (spec.isPartitioned()) {
+              key.partition(wrapper.wrap(layout.toRecord(stored)));
+              partition = key.copy();
+            }
+            byPartition.computeIfAbsent(partition, p -> new ArrayList<>()).add(keyRecord(deleteSchema, layout, stored));
+          }
+          for (Map.Entry<StructLike, List<Record>> e : byPartition.entrySet()) {
+            for (Record r : e.getValue()) {
+              writer.write(r, spec, e.getKey());
+            }
           }
         }
       } catch (IOException e) {

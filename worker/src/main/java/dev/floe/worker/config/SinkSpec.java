@@ -18,11 +18,18 @@ public record SinkSpec(
     @JsonPropertyDescription("Where records that cannot be decoded or applied are sent, with the reason.")
         DeadLetterSpec deadLetter,
     @JsonPropertyDescription("What to do with a record that cannot be applied: dead-letter (default) or fail.")
-        OnError onError) {
+        OnError onError,
+    @JsonPropertyDescription("Table maintenance by floe compact: rewrite, expire, orphans, manifests.")
+        CompactionSpec compaction) {
 
   public SinkSpec {
     commit = commit == null ? CommitSpec.DEFAULTS : commit;
     onError = onError == null ? OnError.DEAD_LETTER : onError;
+    compaction = compaction == null ? CompactionSpec.DEFAULTS : compaction;
+  }
+
+  public SinkSpec(SourceSpec source, TableSpec table, CommitSpec commit, DeadLetterSpec deadLetter, OnError onError) {
+    this(source, table, commit, deadLetter, onError, null);
   }
 
   /** The identity under which this sink records its offsets in the table: its consumer group. */

@@ -3,6 +3,7 @@ package dev.floe.worker.engine;
 import dev.floe.worker.apply.ChangeResolver;
 import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.apply.IncompatibleSchemaException;
+import dev.floe.worker.apply.LiveSpecs;
 import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.apply.TableProvisioner;
 import dev.floe.worker.apply.TruncatePlanner;
@@ -29,11 +30,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.kafka.common.TopicPartition;
@@ -153,8 +156,9 @@ public final class SinkEngine {
     TruncatePlanner.Plan truncate = folded.truncates() && baseSnapshot != null
         ? TruncatePlanner.plan(table, baseSnapshot, layout, folded.truncateLsn())
         : null;
-    ChangeResolver.Changes changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded, truncate);
-    EqualityDeltaWriter.Written written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes());
+    List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
+    ChangeResolver.Changes changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded, truncate, LiveSpecs.needPartition(deleteSpecs));
+    EqualityDeltaWriter.Written written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
     List<DataFile> removedData = truncate == null ? List.of() : truncate.dataFiles();
     List<DeleteFile> removedDeletes = truncate == null ? List.of() : truncate.deleteFiles();
     Map<TopicPartition, Long> committing = new HashMap<>(carried);
@@ -164,6 +168,8 @@ public final class SinkEngine {
     long snapshotId;
     try {
       snapshotId = BatchCommitter.commit(table, spec.sinkId(), baseSnapshot, held, commit);
+    } catch (CommitStateUnknownException e) {
+      throw e; // the commit may have landed: its files must stay; a retry finds out from the offsets
     } catch (RuntimeException e) {
       deleteQuietly(written);
       throw e;

@@ -51,7 +51,10 @@ class CrashRecoveryTest {
 
     OrdersModel model = new OrdersModel();
     OrdersSource source = new OrdersSource(topic);
-    List<Step> steps = OrdersScripts.steps().list().ofSize(4_000).sample();
+    // No truncates here: a TRUNCATE is ordered across partitions by LSN exactly only for full row
+    // images; merge rules straddling a truncate that arrives late from another partition cannot be
+    // reconstructed (see README). Truncate ordering is covered by the engine's tests.
+    List<Step> steps = OrdersScripts.steps().filter(s -> !(s instanceof Step.Truncate)).list().ofSize(4_000).sample();
     TestKafka.produce(source.records(steps, model));
     long end = source.nextOffsets().values().stream().mapToLong(Long::longValue).sum();
 
@@ -66,7 +69,9 @@ class CrashRecoveryTest {
       appliedAtKill.add(KafkaRuntimeTest.applied(spec, warehouse));
     }
     Process last = start(config, 99);
-    await().atMost(Duration.ofSeconds(120)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == end);
+    Path lastLog = dir.resolve("worker-99.log");
+    await().atMost(Duration.ofSeconds(120)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == end
+        && Files.exists(lastLog) && Files.readString(lastLog).contains("resuming from the table's offsets"));
     last.destroy(); // SIGTERM
     assertThat(last.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(last.exitValue()).as("exit code after SIGTERM").isZero();

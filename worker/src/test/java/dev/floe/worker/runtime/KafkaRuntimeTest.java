@@ -40,7 +40,10 @@ class KafkaRuntimeTest {
     SinkSpec spec = sink(topic, warehouse, null);
     OrdersModel model = new OrdersModel();
     OrdersSource source = new OrdersSource(topic);
-    List<Step> steps = OrdersScripts.steps().list().ofSize(3_000).sample();
+    // No truncates here: a TRUNCATE is ordered across partitions by LSN exactly only for full row
+    // images; merge rules straddling a truncate that arrives late from another partition cannot be
+    // reconstructed (see README). Truncate ordering is covered by the engine's tests.
+    List<Step> steps = OrdersScripts.steps().filter(s -> !(s instanceof Step.Truncate)).list().ofSize(3_000).sample();
     TestKafka.produce(source.records(steps.subList(0, 1_000), model));
 
     Worker a = Worker.start(spec, warehouse);

@@ -1,0 +1,42 @@
+package dev.floe.worker.cli;
+
+import dev.floe.worker.catalog.CatalogLoader;
+import dev.floe.worker.config.CatalogSpec;
+import dev.floe.worker.config.SecretResolver;
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.maintain.CompactionReport;
+import dev.floe.worker.maintain.Compactor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.apache.iceberg.catalog.TableIdentifier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** Compacts the sink's table beside live workers; the exit code tells a Job what happened. */
+@Command(name = "compact", mixinStandardHelpOptions = true,
+    description = "Rewrite small files and files with deletes, expire snapshots, remove orphans, rewrite manifests."
+        + " Exit 0: done; 3: partial (a group lost a race, the next run retries); 1: failed.")
+final class CompactCommand implements Callable<Integer> {
+  @Mixin ConfigOption config;
+
+  @Option(names = "--report", description = "Also write the report as JSON to this file.")
+  Path report;
+
+  @Option(names = "--json", description = "Print the report as JSON instead of text.")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    SinkSpec spec = config.load();
+    CatalogSpec catalog = spec.table().catalog() == null ? CatalogSpec.local("floe-warehouse") : spec.table().catalog();
+    var table = CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment()).loadTable(TableIdentifier.parse(spec.table().name()));
+    CompactionReport r = new Compactor(table, spec.sinkId(), spec.compaction()).run();
+    System.out.print(json ? r.toJson() + "\n" : r.toText());
+    if (report != null) {
+      Files.writeString(report, r.toJson());
+    }
+    return r.exitCode();
+  }
+}

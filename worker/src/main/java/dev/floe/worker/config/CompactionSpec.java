@@ -1,0 +1,45 @@
+package dev.floe.worker.config;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.time.Duration;
+
+/** What {@code floe compact} does to the sink's table, and how hard. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record CompactionSpec(
+    @JsonPropertyDescription("Cron schedule of the compaction Job (operator), e.g. \"0 */2 * * *\".") String schedule,
+    @JsonPropertyDescription("Size data files are bin-packed toward, in bytes (default 128 MiB).") Long targetFileSize,
+    @JsonPropertyDescription("A file group is rewritten when it has at least this many files, or any deletes (default 5).")
+        Integer minInputFiles,
+    @JsonPropertyDescription("Snapshots older than this are expired, e.g. 3d (default 5d).") String expireAfter,
+    @JsonPropertyDescription("Snapshots always kept, however old (default 10).") Integer retainLast,
+    @JsonPropertyDescription("Unreferenced files younger than this are never removed, e.g. 3d (default 3d).") String orphanAfter,
+    @JsonPropertyDescription("Rewrite manifests when a snapshot has more than this many (default 50).") Integer maxManifests,
+    @JsonPropertyDescription("Rewrite data files (default true).") Boolean rewrite,
+    @JsonPropertyDescription("Expire snapshots (default true).") Boolean expire,
+    @JsonPropertyDescription("Remove orphan files (default true).") Boolean removeOrphans,
+    @JsonPropertyDescription("Rewrite manifests (default true).") Boolean rewriteManifests) {
+
+  public static final CompactionSpec DEFAULTS = new CompactionSpec(null, null, null, null, null, null, null, null, null, null, null);
+
+  public CompactionSpec {
+    targetFileSize = targetFileSize == null ? 128L << 20 : targetFileSize;
+    minInputFiles = minInputFiles == null ? 5 : minInputFiles;
+    expireAfter = expireAfter == null ? "5d" : expireAfter;
+    retainLast = retainLast == null ? 10 : retainLast;
+    orphanAfter = orphanAfter == null ? "3d" : orphanAfter;
+    maxManifests = maxManifests == null ? 50 : maxManifests;
+    rewrite = rewrite == null || rewrite;
+    expire = expire == null || expire;
+    removeOrphans = removeOrphans == null || removeOrphans;
+    rewriteManifests = rewriteManifests == null || rewriteManifests;
+  }
+
+  public Duration expireAfterDuration() {
+    return Durations.parse(expireAfter);
+  }
+
+  public Duration orphanAfterDuration() {
+    return Durations.parse(orphanAfter);
+  }
+}

@@ -1,0 +1,91 @@
+package dev.floe.worker.maintain;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PartitionUtil;
+
+/**
+ * Reads a group of data files with their deletes applied and writes the live rows again, bin-packed
+ * toward the target size and partitioned by the table's current spec.
+ */
+public final class DataFileRewriter {
+  private DataFileRewriter() {}
+
+  /** The files written and the rows they hold. */
+  public record Rewritten(List<DataFile> files, long rows) {}
+
+  public static Rewritten rewrite(Table table, List<FileScanTask> group, long targetFileSize) {
+    Schema schema = table.schema();
+    GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
+        .dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
+    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+        .format(FileFormat.PARQUET).operationId("compact-" + UUID.randomUUID()).build();
+    PartitionKey partitionKey = new PartitionKey(table.spec(), schema);
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+    long rows = 0;
+    FanoutDataWriter<Record> writer = new FanoutDataWriter<>(factory, files, table.io(), targetFileSize);
+    try (writer) {
+      for (FileScanTask task : group) {
+        try (CloseableIterable<Record> live = read(table, task, schema)) {
+          for (Record r : live) {
+            Record out = copy(r, schema);
+            StructLike partition = null;
+            if (table.spec().isPartitioned()) {
+              partitionKey.partition(wrapper.wrap(out));
+              partition = partitionKey;
+            }
+            writer.write(out, table.spec(), partition);
+            rows++;
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new Rewritten(new ArrayList<>(writer.result().dataFiles()), rows);
+  }
+
+  /** One data file's live rows: its deletes applied, columns added since projected as nulls. */
+  static CloseableIterable<Record> read(Table table, FileScanTask task, Schema schema) {
+    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, schema, schema);
+    Schema required = deletes.requiredSchema();
+    Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+    CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(task.file().location()))
+        .project(required)
+        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(required, fileSchema, constants))
+        .build();
+    return deletes.filter(rows);
+  }
+
+  private static Record copy(Record r, Schema schema) {
+    GenericRecord out = GenericRecord.create(schema);
+    List<Types.NestedField> columns = schema.columns();
+    for (int i = 0; i < columns.size(); i++) {
+      out.set(i, r.getField(columns.get(i).name()));
+    }
+    return out;
+  }
+}
