@@ -1,0 +1,96 @@
+package dev.floe.worker.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.worker.config.CompactionSpec;
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.SourceSpec;
+import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.engine.DeadLetters;
+import dev.floe.worker.engine.SinkEngine;
+import dev.floe.worker.maintain.CompactionReport;
+import dev.floe.worker.maintain.Compactor;
+import dev.floe.worker.testing.LocalWarehouse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A table after many CDC batches, before and after {@code floe compact}: files, bytes and full-scan
+ * time, as ratios measured in the same process. Full size (50 batches of 20k events over 100k
+ * keys) with {@code -Dfloe.long=true}; a small smoke run otherwise.
+ */
+class CompactionBenchmark {
+  @TempDir Path dir;
+
+  @Test
+  void smoke() {
+    run(10, 2_000, 5_000);
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "floe.long", matches = "true")
+  void fullSize() {
+    System.out.println(run(50, 20_000, 100_000));
+  }
+
+  private String run(int batches, int eventsPerBatch, int keys) {
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec sink = new SinkSpec(new SourceSpec("unused:9092", List.of(OrdersWorkload.TOPIC), null, "floe-bench", null, null),
+        new TableSpec(warehouse.spec(), "bench.compact_orders", List.of(), List.of(), 2, null, Map.of(), Map.of()), null, null, null);
+    SinkEngine engine = new SinkEngine(sink, warehouse.catalog());
+    OrdersWorkload workload = new OrdersWorkload(keys);
+    for (int b = 0; b < batches; b++) {
+      engine.apply(workload.nextBatch(eventsPerBatch), DeadLetters.DISCARD);
+    }
+    Table table = engine.table();
+    long rows = scan(table);
+    double scanBefore = bestOf3(table);
+    CompactionSpec spec = new CompactionSpec(null, null, null, "0s", 1, "3d", null, true, true, true, true);
+    CompactionReport r = new Compactor(table, sink.sinkId(), spec).run();
+    table.refresh();
+    double scanAfter = bestOf3(table);
+    assertThat(scan(table)).isEqualTo(rows).isEqualTo(workload.current().size());
+    return String.format(Locale.ROOT, """
+        compaction after %d CDC batches of %,d events over %,d keys (%,d live rows), compact took %.1f s:
+          data files   %,d -> %,d   delete files %,d -> %,d   snapshots %,d -> %,d
+          bytes        %,d -> %,d   (%.2fx)
+          full scan    %.3f s -> %.3f s   (%.1fx faster)
+        """, batches, eventsPerBatch, keys, rows, r.seconds(), r.before().dataFiles(), r.after().dataFiles(),
+        r.before().deleteFiles(), r.after().deleteFiles(), r.before().snapshots(), r.after().snapshots(),
+        r.before().bytes(), r.after().bytes(), (double) r.after().bytes() / r.before().bytes(),
+        scanBefore, scanAfter, scanBefore / scanAfter);
+  }
+
+  private static double bestOf3(Table table) {
+    double best = Double.MAX_VALUE;
+    for (int i = 0; i < 3; i++) {
+      long t0 = System.nanoTime();
+      scan(table);
+      best = Math.min(best, (System.nanoTime() - t0) / 1e9);
+    }
+    return best;
+  }
+
+  private static long scan(Table table) {
+    long n = 0;
+    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+      for (Record ignored : records) {
+        n++;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return n;
+  }
+}
