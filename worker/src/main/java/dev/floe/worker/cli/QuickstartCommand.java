@@ -1,5 +1,6 @@
 package dev.floe.worker.cli;
 
+import dev.floe.worker.quickstart.PostgresQuickstart;
 import dev.floe.worker.quickstart.Quickstart;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -19,8 +20,28 @@ final class QuickstartCommand implements Callable<Integer> {
   @Option(names = "--warehouse", defaultValue = "floe-warehouse", description = "Local warehouse directory (default ${DEFAULT-VALUE}).")
   Path warehouse;
 
+  @Option(names = "--postgres", description = "Capture this PostgreSQL (jdbc:postgresql://host:port/db, wal_level=logical) instead of a generated stream.")
+  String postgres;
+
+  @Option(names = "--pg-user", defaultValue = "postgres", description = "PostgreSQL user with replication rights (default ${DEFAULT-VALUE}).")
+  String pgUser;
+
+  @Option(names = "--pg-password", defaultValue = "${env:PGPASSWORD}", description = "PostgreSQL password (default: $PGPASSWORD).")
+  String pgPassword;
+
+  @Option(names = "--pg-table", defaultValue = "public.orders", description = "Table to capture (default ${DEFAULT-VALUE}).")
+  String pgTable;
+
+  @Option(names = "--follow", defaultValue = "10", description = "Seconds to follow live changes after catching up (default ${DEFAULT-VALUE}).")
+  int follow;
+
   @Override
   public Integer call() throws Exception {
+    if (postgres != null) {
+      boolean equal = PostgresQuickstart.run(new PostgresQuickstart.Options(postgres, pgUser, pgPassword == null ? "" : pgPassword,
+          pgTable, warehouse, follow), System.out);
+      return equal ? 0 : 1;
+    }
     Quickstart.Summary s = Quickstart.run(new Quickstart.Options(events, keys, warehouse), System.out);
     return s.equal() && s.lag() == 0 ? 0 : 1;
   }
