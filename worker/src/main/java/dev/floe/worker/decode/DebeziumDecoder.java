@@ -1,6 +1,7 @@
 package dev.floe.worker.decode;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.floe.worker.fold.Unchanged;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -35,13 +37,15 @@ public final class DebeziumDecoder {
   public static final String OLD_KEY_HEADER = "__debezium.oldkey";
 
   private final List<String> configuredKey;
-  private final Map<JsonNode, EventSchema> schemaCache = Collections.synchronizedMap(
+  private final Map<ByteBuffer, EnvelopeSchemas> schemaCache = Collections.synchronizedMap(
       new LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<JsonNode, EventSchema> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<ByteBuffer, EnvelopeSchemas> eldest) {
           return size() > 256;
         }
       });
+  private Schema lastTableSchema;
+  private EventSchema lastTableEventSchema;
 
   /** @param configuredKey the primary-key columns from config, used when a record has no key */
   public DebeziumDecoder(List<String> configuredKey) {
@@ -66,13 +70,8 @@ public final class DebeziumDecoder {
     if (record.value() == null || record.value().length == 0) {
       return new Decoded.Skip(record, "tombstone");
     }
-    JsonNode root = parse(record.value(), "value");
-    JsonNode schema = null;
-    JsonNode payload = root;
-    if (root.has("payload") && root.has("schema")) {
-      schema = root.get("schema");
-      payload = root.get("payload");
-    }
+    Envelope envelope = envelope(record.value());
+    JsonNode payload = envelope.payload();
     if (payload == null || payload.isNull()) {
       return new Decoded.Skip(record, "tombstone");
     }
@@ -91,7 +90,7 @@ public final class DebeziumDecoder {
       default -> throw new DecodeException("unsupported Debezium op '" + op + "' (expected c, u, r, d or t)");
     };
     Op kind = op.equals("d") ? Op.DELETE : Op.UPSERT;
-    EventSchema rowSchema = rowSchema(schema, imageField, tableSchema);
+    EventSchema rowSchema = rowSchema(envelope, imageField, tableSchema);
     JsonNode image = payload.get(imageField);
     Object[] values = null;
     if (image != null && !image.isNull()) {
@@ -112,23 +111,68 @@ public final class DebeziumDecoder {
     return new Decoded.Event(new ChangeEvent(kind, key, rowSchema, values, lsn, record, previousKey));
   }
 
-  private EventSchema rowSchema(JsonNode envelopeSchema, String imageField, Schema tableSchema) {
-    if (envelopeSchema != null && !envelopeSchema.isNull()) {
-      for (JsonNode f : envelopeSchema.path("fields")) {
-        if (imageField.equals(f.path("field").asText())) {
-          EventSchema cached = schemaCache.get(f);
-          if (cached == null) {
-            try {
-              cached = ConnectSchemaMapper.rowSchema(f);
-            } catch (IllegalArgumentException e) {
-              throw new DecodeException("cannot map the row schema: " + e.getMessage());
-            }
-            schemaCache.put(f, cached);
+  /** A record's payload, and where its schema is (unparsed: schemas repeat, and are parsed once). */
+  private record Envelope(JsonNode payload, byte[] bytes, int schemaStart, int schemaLength) {
+    boolean hasSchema() {
+      return schemaLength > 0;
+    }
+  }
+
+  /**
+   * Reads the payload into a tree but only skims the schema, remembering its bytes: with
+   * JsonConverter's schemas most of each record is the same schema, and building its tree per record
+   * was most of the decoding time. Without an envelope the whole value is the payload.
+   */
+  private static Envelope envelope(byte[] bytes) {
+    try (JsonParser p = JSON.createParser(bytes)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new DecodeException("value is not a JSON object");
+      }
+      JsonNode payload = null;
+      int schemaStart = -1;
+      int schemaLength = 0;
+      boolean other = false;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        if (name.equals("schema") && value == JsonToken.START_OBJECT) {
+          schemaStart = (int) p.currentTokenLocation().getByteOffset();
+          p.skipChildren();
+          schemaLength = (int) p.currentLocation().getByteOffset() - schemaStart;
+        } else if (name.equals("schema") && value == JsonToken.VALUE_NULL) {
+          schemaStart = 0;
+        } else if (name.equals("payload")) {
+          payload = JSON.readTree(p);
+          if (payload == null) {
+            payload = com.fasterxml.jackson.databind.node.NullNode.getInstance();
           }
-          return cached;
+        } else {
+          other = true;
+          p.skipChildren();
         }
       }
-      throw new DecodeException("envelope schema has no '" + imageField + "' field");
+      if (other || schemaStart < 0 || payload == null) {
+        return new Envelope(parse(bytes, "value"), bytes, 0, 0); // no envelope: the value is the payload
+      }
+      return new Envelope(payload, bytes, schemaStart, schemaLength);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new DecodeException("value is not JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new DecodeException("value cannot be read: " + e.getMessage());
+    }
+  }
+
+  private EventSchema rowSchema(Envelope envelope, String imageField, Schema tableSchema) {
+    if (envelope.hasSchema()) {
+      ByteBuffer key = ByteBuffer.wrap(envelope.bytes(), envelope.schemaStart(), envelope.schemaLength());
+      EnvelopeSchemas schemas = schemaCache.get(key);
+      if (schemas == null) {
+        byte[] copy = new byte[envelope.schemaLength()];
+        System.arraycopy(envelope.bytes(), envelope.schemaStart(), copy, 0, copy.length);
+        schemas = new EnvelopeSchemas(parse(copy, "schema"));
+        schemaCache.put(ByteBuffer.wrap(copy), schemas);
+      }
+      return schemas.row(imageField);
     }
     if (tableSchema == null) {
       throw new DecodeException("JSON without schema needs an existing table to read values by; create the table or enable schemas in the converter");
@@ -136,12 +180,46 @@ public final class DebeziumDecoder {
     return fromTable(tableSchema);
   }
 
+  /** The row schemas of one envelope schema, mapped on first use. */
+  private static final class EnvelopeSchemas {
+    private final JsonNode schema;
+    private final Map<String, EventSchema> rows = new java.util.concurrent.ConcurrentHashMap<>();
+
+    EnvelopeSchemas(JsonNode schema) {
+      this.schema = schema;
+    }
+
+    EventSchema row(String imageField) {
+      EventSchema cached = rows.get(imageField);
+      if (cached != null) {
+        return cached;
+      }
+      for (JsonNode f : schema.path("fields")) {
+        if (imageField.equals(f.path("field").asText())) {
+          try {
+            EventSchema mapped = ConnectSchemaMapper.rowSchema(f);
+            rows.put(imageField, mapped);
+            return mapped;
+          } catch (IllegalArgumentException e) {
+            throw new DecodeException("cannot map the row schema: " + e.getMessage());
+          }
+        }
+      }
+      throw new DecodeException("envelope schema has no '" + imageField + "' field");
+    }
+  }
+
   private EventSchema fromTable(Schema table) {
+    if (table == lastTableSchema) {
+      return lastTableEventSchema;
+    }
     List<EventField> fields = new ArrayList<>();
     for (Types.NestedField f : table.columns()) {
       fields.add(new EventField(f.name(), f.type(), f.isOptional(), ValueCodecs.forIcebergType(f.type())));
     }
-    return new EventSchema(fields);
+    lastTableEventSchema = new EventSchema(fields);
+    lastTableSchema = table;
+    return lastTableEventSchema;
   }
 
   private Object[] readRow(EventSchema schema, JsonNode image) {
