@@ -1,73 +1,11 @@
 package dev.floe.worker;
 
 import dev.floe.worker.config.WriteMode;
-import dev.floe.worker.model.OrdersScripts;
-import dev.floe.worker.model.OrdersTable;
-import dev.floe.worker.model.Script;
-import dev.floe.worker.model.ScriptPlayer;
-import dev.floe.worker.testing.LocalWarehouse;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicInteger;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
 
-/**
- * The table equals the source after any history of inserts, updates, deletes, re-inserts, TOAST
- * placeholders, partition moves, truncates and a schema change, in the equality-deletes mode.
- */
-class EqualityDeletesPropertiesTest {
-  private static final AtomicInteger TABLES = new AtomicInteger();
-  private static Path dir;
-  private static LocalWarehouse warehouse;
-
-  @BeforeContainer
-  static void warehouse() throws IOException {
-    dir = Files.createTempDirectory("floe-props");
-    warehouse = new LocalWarehouse(dir);
-  }
-
-  @AfterContainer
-  static void cleanup() {
-    try {
-      dev.floe.worker.testing.TempDirs.delete(dir);
-    } catch (IOException e) {
-      System.err.println("left " + dir + " behind: " + e); // a failed property can leave a table being written
-    }
-  }
-
-  @Provide
-  Arbitrary<Script> scripts() {
-    return OrdersScripts.scripts();
-  }
-
-  @Property
-  void formatV2Unpartitioned(@ForAll("scripts") Script script) {
-    play(script, 2, false);
-  }
-
-  @Property
-  void formatV2PartitionedByRegion(@ForAll("scripts") Script script) {
-    play(script, 2, true);
-  }
-
-  @Property
-  void formatV3Unpartitioned(@ForAll("scripts") Script script) {
-    play(script, 3, false);
-  }
-
-  @Property
-  void formatV3PartitionedByRegion(@ForAll("scripts") Script script) {
-    play(script, 3, true);
-  }
-
-  private static void play(Script script, int formatVersion, boolean partitioned) {
-    String table = "props.orders_" + TABLES.incrementAndGet();
-    ScriptPlayer.play(script, OrdersTable.sink(warehouse.spec(), table, formatVersion, partitioned, WriteMode.EQUALITY_DELETES), warehouse.catalog());
+/** The model properties in the equality-deletes mode. */
+class EqualityDeletesPropertiesTest extends ModelProperties {
+  @Override
+  protected WriteMode mode() {
+    return WriteMode.EQUALITY_DELETES;
   }
 }

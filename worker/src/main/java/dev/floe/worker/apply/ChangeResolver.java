@@ -29,20 +29,37 @@ public final class ChangeResolver {
   /** The final rows to write, and the stored rows (or bare keys) to delete. */
   public record Changes(List<Object[]> rows, List<Object[]> deletes) {}
 
+  /** How stored rows are found: the keys to look up, and those whose column values are needed. */
+  @FunctionalInterface
+  public interface StoredRows {
+    Map<RowKey, Object[]> read(Set<RowKey> keys, Set<RowKey> needValues);
+  }
+
+  /** The equality-deletes mode's lookup: a filtered scan of the base snapshot. */
+  public static StoredRows scanning(Table table, Long baseSnapshot, TableLayout layout) {
+    return (keys, needValues) -> baseSnapshot == null || keys.isEmpty()
+        ? Collections.emptyMap()
+        : StoredRowReader.read(table, baseSnapshot, layout, keys);
+  }
+
   /**
    * @param truncate what a truncate in this batch removes, or null when there is none
    * @param needPartition whether a key's delete must go to the partition its stored row lives in
    */
   public static Changes resolve(Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded, TruncatePlanner.Plan truncate,
-      boolean needPartition) {
+      boolean needPartition, StoredRows storedRows) {
     MergeRule[] rules = layout.rules();
     // When the truncate drops every file, nothing stored survives to be deleted key by key.
     boolean wiped = truncate != null && truncate.dropsAllFiles();
     Set<RowKey> lookup = new HashSet<>();
+    Set<RowKey> needValues = new HashSet<>();
     Set<RowKey> previousKeys = new HashSet<>();
     for (Map.Entry<RowKey, KeyFold> e : folded.keys().entrySet()) {
       KeyFold f = e.getValue();
-      // A partitioned table must delete a key in the partition its stored row lives in.
+      if (f.needsStoredValues(rules)) {
+        needValues.add(e.getKey());
+      }
+      // A delete may need to know where the stored row lives (its partition, or its position).
       if ((needPartition && !wiped) || f.needsStoredValues(rules)) {
         lookup.add(e.getKey());
       }
@@ -51,9 +68,10 @@ public final class ChangeResolver {
       }
     }
     lookup.addAll(previousKeys);
+    needValues.addAll(previousKeys);
     Map<RowKey, Object[]> stored = baseSnapshot == null || lookup.isEmpty()
         ? Collections.emptyMap()
-        : StoredRowReader.read(table, baseSnapshot, layout, lookup);
+        : storedRows.read(lookup, needValues);
     Map<RowKey, Object[]> previousImages = previousImages(table, baseSnapshot, layout, folded, stored, previousKeys);
 
     List<Object[]> rows = new ArrayList<>(folded.keys().size());

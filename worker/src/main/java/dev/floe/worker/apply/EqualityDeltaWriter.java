@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -32,8 +33,16 @@ import org.apache.iceberg.util.PropertyUtil;
 public final class EqualityDeltaWriter {
   private EqualityDeltaWriter() {}
 
-  /** The files written for one batch. */
-  public record Written(List<DataFile> dataFiles, List<DeleteFile> deleteFiles) {}
+  /**
+   * The files written for one batch; in the position-deletes mode also the deletion vectors they
+   * replace and the data files their deletes point into (which must still exist at commit).
+   */
+  public record Written(List<DataFile> dataFiles, List<DeleteFile> deleteFiles, List<DeleteFile> replacedDeleteFiles,
+      Set<String> referencedDataFiles) {
+    public Written(List<DataFile> dataFiles, List<DeleteFile> deleteFiles) {
+      this(dataFiles, deleteFiles, List.of(), Set.of());
+    }
+  }
 
   /**
    * @param rows final rows to insert, in table column order
@@ -90,6 +99,21 @@ public final class EqualityDeltaWriter {
       deleteFiles.addAll(writer.result().deleteFiles());
     }
 
+    List<DataFile> dataFiles = writeRows(table, layout, rows);
+    return new Written(dataFiles, deleteFiles);
+  }
+
+  /** Writes final rows as data files of the table's current spec, rolled at the target size. */
+  public static List<DataFile> writeRows(Table table, TableLayout layout, List<Object[]> rows) {
+    Schema schema = layout.schema();
+    GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
+        .dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
+    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+        .format(FileFormat.PARQUET).operationId(UUID.randomUUID().toString()).build();
+    long targetSize = PropertyUtil.propertyAsLong(table.properties(),
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    PartitionKey partitionKey = new PartitionKey(layout.spec(), schema);
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     List<DataFile> dataFiles = new ArrayList<>();
     if (!rows.isEmpty()) {
       FanoutDataWriter<Record> writer = new FanoutDataWriter<>(factory, files, table.io(), targetSize);
@@ -108,7 +132,7 @@ public final class EqualityDeltaWriter {
       }
       dataFiles.addAll(writer.result().dataFiles());
     }
-    return new Written(dataFiles, deleteFiles);
+    return dataFiles;
   }
 
   private static Record keyRecord(Schema deleteSchema, TableLayout layout, Object[] stored) {

@@ -158,6 +158,15 @@ public final class TableLayout {
     return new RowKey(key);
   }
 
+  /** The key of a row in table column order. */
+  public RowKey keyOfRow(Object[] row) {
+    Object[] key = new Object[keyPositions.length];
+    for (int i = 0; i < key.length; i++) {
+      key[i] = row[keyPositions[i]];
+    }
+    return new RowKey(key);
+  }
+
   /** A row holding only the key's values (enough to delete it from an unpartitioned table). */
   public Object[] keyRow(RowKey key) {
     Object[] row = new Object[columns.size()];

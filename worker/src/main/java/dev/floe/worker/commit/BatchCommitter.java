@@ -2,6 +2,8 @@ package dev.floe.worker.commit;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -25,6 +27,7 @@ public final class BatchCommitter {
       List<DeleteFile> deleteFiles,
       List<DataFile> removedDataFiles,
       List<DeleteFile> removedDeleteFiles,
+      Set<String> referencedDataFiles,
       Map<TopicPartition, Long> batchNextOffsets,
       Long truncateLsn) {}
 
@@ -48,6 +51,14 @@ public final class BatchCommitter {
     c.removedDeleteFiles().forEach(delta::removeDeletes);
     if (basedOnSnapshotId != null) {
       delta.validateFromSnapshot(basedOnSnapshotId);
+    }
+    if (!c.referencedDataFiles().isEmpty()) {
+      // Deletes by position must land on the files they point into: a compaction that replaced
+      // one, or a concurrent delete on the same file, sends the batch back for re-planning.
+      delta.validateDataFilesExist(c.referencedDataFiles())
+          .validateDeletedFiles()
+          .conflictDetectionFilter(Expressions.alwaysTrue())
+          .validateNoConflictingDeleteFiles();
     }
     delta.set(OffsetLedger.offsetsKey(sinkId), OffsetLedger.encode(OffsetLedger.merge(basedOn, c.batchNextOffsets())));
     if (c.truncateLsn() != null) {

@@ -4,6 +4,8 @@ import dev.floe.worker.apply.ChangeResolver;
 import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.apply.IncompatibleSchemaException;
 import dev.floe.worker.apply.LiveSpecs;
+import dev.floe.worker.apply.PositionDeltaWriter;
+import dev.floe.worker.apply.PrimaryKeyIndex;
 import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.apply.TableProvisioner;
 import dev.floe.worker.apply.TruncatePlanner;
@@ -13,6 +15,7 @@ import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.commit.SinkOffsets;
 import dev.floe.worker.config.OnError;
 import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.decode.ChangeEvent;
 import dev.floe.worker.decode.DebeziumDecoder;
 import dev.floe.worker.decode.Decoded;
@@ -22,6 +25,7 @@ import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.decode.RejectedRecord;
 import dev.floe.worker.fold.BatchFolder;
 import dev.floe.worker.fold.FoldedBatch;
+import dev.floe.worker.fold.RowKey;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -58,6 +62,7 @@ public final class SinkEngine {
   private final DebeziumDecoder decoder;
   private Table table;
   private TableLayout layout;
+  private PrimaryKeyIndex index;
   /** Offsets of batches that changed nothing before the table existed; recorded with the first commit. */
   private final Map<TopicPartition, Long> carried = new HashMap<>();
 
@@ -156,15 +161,30 @@ public final class SinkEngine {
     TruncatePlanner.Plan truncate = folded.truncates() && baseSnapshot != null
         ? TruncatePlanner.plan(table, baseSnapshot, layout, folded.truncateLsn())
         : null;
-    List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
-    ChangeResolver.Changes changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded, truncate, LiveSpecs.needPartition(deleteSpecs));
-    EqualityDeltaWriter.Written written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
+    EqualityDeltaWriter.Written written;
+    ChangeResolver.Changes changes;
+    if (positional()) {
+      PrimaryKeyIndex index = index(baseSnapshot);
+      changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded, truncate, true,
+          (keys, needValues) -> PositionDeltaWriter.storedRows(table, layout, index, keys, needValues));
+      written = baseSnapshot == null
+          ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRows(table, layout, changes.rows()), List.of())
+          : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), baseSnapshot);
+    } else {
+      List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
+      changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded, truncate, LiveSpecs.needPartition(deleteSpecs),
+          ChangeResolver.scanning(table, baseSnapshot, layout));
+      written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
+    }
     List<DataFile> removedData = truncate == null ? List.of() : truncate.dataFiles();
-    List<DeleteFile> removedDeletes = truncate == null ? List.of() : truncate.deleteFiles();
+    List<DeleteFile> removedDeletes = new ArrayList<>(written.replacedDeleteFiles());
+    if (truncate != null) {
+      removedDeletes.addAll(truncate.deleteFiles());
+    }
     Map<TopicPartition, Long> committing = new HashMap<>(carried);
     next.forEach((tp, o) -> committing.merge(tp, o, Math::max));
     BatchCommitter.Commit commit = new BatchCommitter.Commit(
-        written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, committing, folded.truncateLsn());
+        written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing, folded.truncateLsn());
     long snapshotId;
     try {
       snapshotId = BatchCommitter.commit(table, spec.sinkId(), baseSnapshot, held, commit);
@@ -175,12 +195,45 @@ public final class SinkEngine {
       throw e;
     }
     carried.clear();
+    if (positional()) {
+      keepIndexCurrent(baseSnapshot, snapshotId, changes, written, truncate);
+    }
     int deleted = (int) folded.keys().values().stream().filter(f -> !f.exists()).count();
     LOG.debug("committed snapshot {} to {}: {} records, {} rows, {} deletes, {} rejected",
         snapshotId, tableId, fresh.size(), changes.rows().size(), deleted, rejected.size());
     return new BatchResult(snapshotId, records.size(), records.size() - fresh.size(), tombstones, events.size(),
         folded.supersededByTruncate(), folded.truncates(), changes.rows().size(), deleted,
         List.copyOf(rejected), Map.copyOf(next), attempt);
+  }
+
+  private boolean positional() {
+    return spec.table().writeMode() == WriteMode.POSITION_DELETES;
+  }
+
+  /** The index as of the base snapshot: kept from the last commit when nobody else committed since, else rebuilt. */
+  private PrimaryKeyIndex index(Long baseSnapshot) {
+    if (baseSnapshot == null) {
+      return null;
+    }
+    if (index == null || index.snapshotId() != baseSnapshot) {
+      long t0 = System.nanoTime();
+      index = PrimaryKeyIndex.build(table, baseSnapshot, layout);
+      LOG.info("built the primary-key index of {} at snapshot {}: {} keys in {} ms", tableId, baseSnapshot, index.size(),
+          (System.nanoTime() - t0) / 1_000_000);
+    }
+    return index;
+  }
+
+  private void keepIndexCurrent(Long baseSnapshot, long snapshotId, ChangeResolver.Changes changes,
+      EqualityDeltaWriter.Written written, TruncatePlanner.Plan truncate) {
+    Long parent = table.snapshot(snapshotId).parentId();
+    if (index == null || baseSnapshot == null || !baseSnapshot.equals(parent) || (truncate != null && truncate.dropsAllFiles())) {
+      index = null; // another commit slipped in underneath, or files went: rebuild on next use
+      return;
+    }
+    List<RowKey> deletedKeys = new ArrayList<>(changes.deletes().size());
+    changes.deletes().forEach(row -> deletedKeys.add(layout.keyOfRow(row)));
+    index.committed(table, snapshotId, deletedKeys, written.dataFiles(), layout);
   }
 
   /** Creates the table from the first event, or evolves it to fit every event schema in the batch. */
@@ -213,6 +266,7 @@ public final class SinkEngine {
     }
     if (layout == null || changed || layout.schema().schemaId() != table.schema().schemaId()) {
       layout = TableLayout.of(table, spec.table());
+      index = null; // keys may have been widened
     }
   }
 

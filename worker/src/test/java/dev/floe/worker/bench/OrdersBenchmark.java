@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetters;
@@ -35,8 +36,10 @@ class OrdersBenchmark {
 
   @Test
   void smoke() {
-    Report r = run(20_000, 2_000, 4);
-    assertThat(r.rows()).isEqualTo(r.expectedRows());
+    for (WriteMode mode : WriteMode.values()) {
+      Report r = run(20_000, 2_000, 4, mode);
+      assertThat(r.rows()).isEqualTo(r.expectedRows());
+    }
   }
 
   @Test
@@ -44,29 +47,34 @@ class OrdersBenchmark {
   void fullSize() {
     int events = Integer.getInteger("floe.bench.events", 1_000_000);
     int keys = Integer.getInteger("floe.bench.keys", 100_000);
-    Report r = run(events, keys, 10);
-    System.out.println(r);
-    assertThat(r.rows()).isEqualTo(r.expectedRows());
+    for (WriteMode mode : WriteMode.values()) {
+      if (System.getProperty("floe.bench.mode") != null && !mode.name().equalsIgnoreCase(System.getProperty("floe.bench.mode"))) {
+        continue;
+      }
+      Report r = run(events, keys, 10, mode);
+      System.out.println(r);
+      assertThat(r.rows()).isEqualTo(r.expectedRows());
+    }
   }
 
-  record Report(int events, int keys, int batches, double engineSeconds, double freshWriteSeconds,
+  record Report(WriteMode mode, int events, int keys, int batches, double engineSeconds, double freshWriteSeconds,
       long rows, long expectedRows, double scanSeconds, double freshScanSeconds, int dataFiles, int deleteFiles) {
     @Override
     public String toString() {
       return String.format(Locale.ROOT, """
-          orders benchmark: %,d events over %,d keys in %d batches (equality-deletes, format v2)
+          orders benchmark: %,d events over %,d keys in %d batches (%s, format v%d)
             engine:      %.2f s  = %,.0f events/s (decode+fold+apply+commit)
             fresh write: %.2f s  = %,.0f rows/s (same final rows as one batch of snapshot reads)
-            rows: %,d (expected %,d); files: %d data, %d equality-delete
+            rows: %,d (expected %,d); files: %d data, %d delete
             full scan after batches: %.3f s; same rows written fresh: %.3f s; ratio %.2fx
-          """, events, keys, batches, engineSeconds, events / engineSeconds, freshWriteSeconds, expectedRows / freshWriteSeconds,
+          """, events, keys, batches, mode, Integer.getInteger("floe.bench.format", 2), engineSeconds, events / engineSeconds, freshWriteSeconds, expectedRows / freshWriteSeconds,
           rows, expectedRows, dataFiles, deleteFiles, scanSeconds, freshScanSeconds, scanSeconds / freshScanSeconds);
     }
   }
 
-  private Report run(int events, int keys, int batches) {
-    LocalWarehouse warehouse = new LocalWarehouse(dir);
-    SinkEngine engine = new SinkEngine(sink(warehouse, "bench.orders"), warehouse.catalog());
+  private Report run(int events, int keys, int batches, WriteMode mode) {
+    LocalWarehouse warehouse = new LocalWarehouse(dir.resolve(mode.name()));
+    SinkEngine engine = new SinkEngine(sink(warehouse, "bench.orders", mode), warehouse.catalog());
     OrdersWorkload workload = new OrdersWorkload(keys);
     long engineNanos = 0;
     for (int b = 0; b < batches; b++) {
@@ -76,7 +84,7 @@ class OrdersBenchmark {
       engineNanos += System.nanoTime() - t0;
       assertThat(result.rejected()).isEmpty();
     }
-    SinkEngine fresh = new SinkEngine(sink(warehouse, "bench.orders_fresh"), warehouse.catalog());
+    SinkEngine fresh = new SinkEngine(sink(warehouse, "bench.orders_fresh", mode), warehouse.catalog());
     List<RawRecord> snapshot = workload.snapshotOfCurrent();
     long t0 = System.nanoTime();
     fresh.apply(snapshot, DeadLetters.DISCARD);
@@ -88,9 +96,9 @@ class OrdersBenchmark {
     double scan = bestOf3(table);
     double freshScan = bestOf3(freshTable);
     Map<String, String> summary = table.currentSnapshot().summary();
-    return new Report(events, keys, batches, engineNanos / 1e9, freshNanos / 1e9, rows, workload.current().size(),
+    return new Report(mode, events, keys, batches, engineNanos / 1e9, freshNanos / 1e9, rows, workload.current().size(),
         scan, freshScan, Integer.parseInt(summary.getOrDefault("total-data-files", "0")),
-        Integer.parseInt(summary.getOrDefault("total-equality-deletes", "0").equals("0") ? "0" : summary.getOrDefault("total-delete-files", "0")));
+        Integer.parseInt(summary.getOrDefault("total-delete-files", "0")));
   }
 
   private static double bestOf3(Table table) {
@@ -115,10 +123,10 @@ class OrdersBenchmark {
     return n;
   }
 
-  private static SinkSpec sink(LocalWarehouse warehouse, String table) {
+  private static SinkSpec sink(LocalWarehouse warehouse, String table, WriteMode mode) {
     return new SinkSpec(
         new SourceSpec("unused:9092", List.of(OrdersWorkload.TOPIC), null, "floe-bench", null, null),
-        new TableSpec(warehouse.spec(), table, List.of(), List.of(), 2, null, Map.of(), Map.of()),
+        new TableSpec(warehouse.spec(), table, List.of(), List.of(), Integer.getInteger("floe.bench.format", 2), mode, Map.of(), Map.of()),
         null, null, null);
   }
 }

@@ -35,9 +35,11 @@ class CompactionTest {
 
   @Test
   void compactionRunningWhileAWorkerCommitsKeepsTheTableEqualToTheSource() throws Exception {
-    for (boolean partitioned : List.of(false, true)) {
-      LocalWarehouse warehouse = new LocalWarehouse(dir.resolve("p" + partitioned));
-      SinkSpec sink = OrdersTable.sink(warehouse.spec(), "maint.orders", 2, partitioned, WriteMode.EQUALITY_DELETES);
+    for (WriteMode mode : WriteMode.values()) {
+      boolean partitioned = mode == WriteMode.EQUALITY_DELETES;
+      int formatVersion = mode == WriteMode.EQUALITY_DELETES ? 2 : 3;
+      LocalWarehouse warehouse = new LocalWarehouse(dir.resolve(mode.name()));
+      SinkSpec sink = OrdersTable.sink(warehouse.spec(), "maint.orders", formatVersion, partitioned, mode);
       SinkEngine engine = new SinkEngine(sink, warehouse.catalog());
       OrdersModel model = new OrdersModel();
       OrdersSource source = new OrdersSource();
@@ -56,7 +58,7 @@ class CompactionTest {
         ingest.join();
 
         Table now = engine.table();
-        assertThat(ScriptPlayer.actual(now)).as("round %d, partitioned %s: %s", round, partitioned, report.toText()).isEqualTo(model.expected());
+        assertThat(ScriptPlayer.actual(now)).as("round %d, %s: %s", round, mode, report.toText()).isEqualTo(model.expected());
         assertThat(OffsetLedger.read(now, sink.sinkId()).next()).as("offsets after expiry").isEqualTo(source.nextOffsets());
       }
       CompactionReport last = new Compactor(engine.table(), sink.sinkId(), AGGRESSIVE).run();

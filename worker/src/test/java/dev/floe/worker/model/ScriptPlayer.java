@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetters;
@@ -40,6 +41,10 @@ public final class ScriptPlayer {
       }
       assertThat(actual(table)).as("table after batch %s", batch).isEqualTo(model.expected());
       assertThat(OffsetLedger.read(table, sink.sinkId()).next()).isEqualTo(source.nextOffsets());
+      if (sink.table().writeMode() == WriteMode.POSITION_DELETES) {
+        assertThat(table.currentSnapshot().summary().getOrDefault("total-equality-deletes", "0"))
+            .as("no equality deletes in the position-deletes mode").isEqualTo("0");
+      }
 
       Long before = table.currentSnapshot().snapshotId();
       BatchResult replay = engine.apply(records, DeadLetters.DISCARD);

@@ -1,0 +1,136 @@
+package dev.floe.worker.apply;
+
+import dev.floe.worker.fold.RowKey;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.BaseDeleteLoader;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.deletes.DeleteGranularity;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DeleteWriteResult;
+import org.apache.iceberg.io.FanoutPositionOnlyDeleteWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.util.PropertyUtil;
+
+/**
+ * Writes a batch in the position-deletes mode: final rows as data files, and every replaced or
+ * deleted stored row as a delete by position found through the primary-key index: position-delete
+ * files in format v2, deletion vectors in v3 (merged with the file's previous vector, which the
+ * commit replaces).
+ */
+public final class PositionDeltaWriter {
+  private PositionDeltaWriter() {}
+
+  public static EqualityDeltaWriter.Written write(Table table, TableLayout layout, PrimaryKeyIndex index,
+      List<Object[]> rows, List<Object[]> deletes, long baseSnapshot) {
+    List<PrimaryKeyIndex.Location> targets = new ArrayList<>();
+    Set<RowKey> seen = new HashSet<>();
+    for (Object[] row : deletes) {
+      RowKey key = layout.keyOfRow(row);
+      PrimaryKeyIndex.Location l = index.get(key);
+      if (l != null && seen.add(key)) {
+        targets.add(l);
+      }
+    }
+    List<DeleteFile> deleteFiles = new ArrayList<>();
+    List<DeleteFile> replaced = new ArrayList<>();
+    Set<String> referenced = new HashSet<>();
+    targets.forEach(t -> referenced.add(t.file().location()));
+    if (!targets.isEmpty()) {
+      OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+          .format(FileFormat.PUFFIN).operationId(UUID.randomUUID().toString()).build();
+      DeleteWriteResult result = formatVersion(table) >= 3
+          ? writeVectors(table, targets, files, baseSnapshot)
+          : writePositionDeletes(table, targets);
+      deleteFiles.addAll(result.deleteFiles());
+      replaced.addAll(result.rewrittenDeleteFiles());
+    }
+    return new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRows(table, layout, rows), deleteFiles, replaced, referenced);
+  }
+
+  private static DeleteWriteResult writeVectors(Table table, List<PrimaryKeyIndex.Location> targets, OutputFileFactory files, long baseSnapshot) {
+    Map<String, List<DeleteFile>> previous = previousVectors(table, baseSnapshot);
+    BaseDeleteLoader loader = new BaseDeleteLoader(d -> table.io().newInputFile(d.location(), d.fileSizeInBytes()));
+    BaseDVFileWriter writer = new BaseDVFileWriter(files, path -> {
+      List<DeleteFile> dvs = previous.get(path);
+      return dvs == null ? null : loader.loadPositionDeletes(dvs, path);
+    });
+    try (writer) {
+      for (PrimaryKeyIndex.Location t : targets) {
+        writer.delete(t.file().location(), t.position(), table.specs().get(t.file().specId()), t.file().partition());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return writer.result();
+  }
+
+  private static DeleteWriteResult writePositionDeletes(Table table, List<PrimaryKeyIndex.Location> targets) {
+    GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
+    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+        .format(FileFormat.PARQUET).operationId(UUID.randomUUID().toString()).build();
+    long targetSize = PropertyUtil.propertyAsLong(table.properties(),
+        TableProperties.DELETE_TARGET_FILE_SIZE_BYTES, TableProperties.DELETE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    // One delete file per data file: a reader of a data file opens only the deletes that point into it.
+    FanoutPositionOnlyDeleteWriter<Record> writer =
+        new FanoutPositionOnlyDeleteWriter<>(factory, files, table.io(), targetSize, DeleteGranularity.FILE);
+    try (writer) {
+      for (PrimaryKeyIndex.Location t : targets) {
+        PositionDelete<Record> delete = PositionDelete.create();
+        writer.write(delete.set(t.file().location(), t.position()), table.specs().get(t.file().specId()), t.file().partition());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return writer.result();
+  }
+
+  private static Map<String, List<DeleteFile>> previousVectors(Table table, long snapshotId) {
+    Map<String, List<DeleteFile>> out = new HashMap<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
+      for (FileScanTask t : tasks) {
+        for (DeleteFile d : t.deletes()) {
+          if (d.content() == FileContent.POSITION_DELETES) {
+            out.computeIfAbsent(t.file().location(), p -> new ArrayList<>()).add(d);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  private static int formatVersion(Table table) {
+    return ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion();
+  }
+
+  /** The position-deletes mode's stored rows: the index says where, only rows whose values are needed are read. */
+  public static Map<RowKey, Object[]> storedRows(Table table, TableLayout layout, PrimaryKeyIndex index, Set<RowKey> keys, Set<RowKey> needValues) {
+    Map<RowKey, Object[]> out = new HashMap<>(index.rowsAt(table, needValues, layout));
+    for (RowKey k : keys) {
+      if (!out.containsKey(k) && index.get(k) != null) {
+        out.put(k, layout.keyRow(k));
+      }
+    }
+    return out;
+  }
+
+}

@@ -1,0 +1,150 @@
+package dev.floe.worker.apply;
+
+import dev.floe.worker.fold.RowKey;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.util.PartitionUtil;
+
+/**
+ * Where each key's live row is: key → (data file, row position), as of one snapshot. Built from the
+ * key columns only, kept current with this worker's own commits; any other writer's commit makes it
+ * stale and it is rebuilt, never trusted.
+ */
+public final class PrimaryKeyIndex {
+  /** A live row's place. */
+  public record Location(DataFile file, long position) {}
+
+  private final Map<RowKey, Location> locations;
+  private long snapshotId;
+
+  private PrimaryKeyIndex(Map<RowKey, Location> locations, long snapshotId) {
+    this.locations = locations;
+    this.snapshotId = snapshotId;
+  }
+
+  public static PrimaryKeyIndex build(Table table, long snapshotId, TableLayout layout) {
+    Map<RowKey, Location> locations = new HashMap<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
+      for (FileScanTask task : tasks) {
+        index(table, task, layout, locations);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new PrimaryKeyIndex(locations, snapshotId);
+  }
+
+  public long snapshotId() {
+    return snapshotId;
+  }
+
+  public Location get(RowKey key) {
+    return locations.get(key);
+  }
+
+  public int size() {
+    return locations.size();
+  }
+
+  /** Brings the index to a snapshot this worker committed: keys it deleted go, rows it added come. */
+  public void committed(Table table, long newSnapshotId, Collection<RowKey> deleted, List<DataFile> added, TableLayout layout) {
+    deleted.forEach(locations::remove);
+    for (DataFile file : added) {
+      FileScanTask task = taskFor(table, newSnapshotId, file);
+      index(table, task, layout, locations);
+    }
+    snapshotId = newSnapshotId;
+  }
+
+  private static FileScanTask taskFor(Table table, long snapshotId, DataFile file) {
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
+      for (FileScanTask t : tasks) {
+        if (t.file().location().equals(file.location())) {
+          return t;
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    throw new IllegalStateException("committed file " + file.location() + " is not in snapshot " + snapshotId);
+  }
+
+  private static void index(Table table, FileScanTask task, TableLayout layout, Map<RowKey, Location> into) {
+    Schema keys = TypeUtil.join(layout.schema().select(layout.keyNames()), new Schema(MetadataColumns.ROW_POSITION));
+    try (CloseableIterable<Record> rows = read(table, task, keys)) {
+      for (Record r : rows) {
+        into.put(layout.keyOf(r), new Location(task.file(), (Long) r.getField(MetadataColumns.ROW_POSITION.name())));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** One data file's live rows (its deletes applied), with the given columns. */
+  static CloseableIterable<Record> read(Table table, FileScanTask task, Schema projection) {
+    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projection);
+    Schema required = deletes.requiredSchema();
+    Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+    CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(task.file().location()))
+        .project(required)
+        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(required, fileSchema, constants))
+        .build();
+    return deletes.filter(rows);
+  }
+
+  /** Reads the rows at given positions of their files, all columns, in table column order. */
+  public Map<RowKey, Object[]> rowsAt(Table table, Collection<RowKey> keys, TableLayout layout) {
+    Map<String, List<RowKey>> byFile = new HashMap<>();
+    Map<String, DataFile> files = new HashMap<>();
+    for (RowKey k : keys) {
+      Location l = locations.get(k);
+      if (l != null) {
+        byFile.computeIfAbsent(l.file().location(), f -> new ArrayList<>()).add(k);
+        files.put(l.file().location(), l.file());
+      }
+    }
+    Map<RowKey, Object[]> out = new HashMap<>();
+    if (byFile.isEmpty()) {
+      return out;
+    }
+    Schema projection = TypeUtil.join(layout.schema(), new Schema(MetadataColumns.ROW_POSITION));
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
+      for (FileScanTask task : tasks) {
+        List<RowKey> wanted = byFile.get(task.file().location());
+        if (wanted == null) {
+          continue;
+        }
+        Map<Long, RowKey> byPosition = new HashMap<>();
+        wanted.forEach(k -> byPosition.put(locations.get(k).position(), k));
+        try (CloseableIterable<Record> rows = read(table, task, projection)) {
+          for (Record r : rows) {
+            RowKey k = byPosition.get((Long) r.getField(MetadataColumns.ROW_POSITION.name()));
+            if (k != null) {
+              out.put(k, layout.valuesOf(r));
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+}
