@@ -69,10 +69,11 @@ class ExactlyOnceTest {
         .containsExactly(Map.entry(new TopicPartition(OrdersTable.TOPIC, 0), 20L));
   }
 
-  @Test
-  void twoWorkersOnDisjointPartitionsCommitConcurrentlyAndKeepBothOffsets() throws Exception {
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.EnumSource(WriteMode.class)
+  void twoWorkersOnDisjointPartitionsCommitConcurrentlyAndKeepBothOffsets(WriteMode mode) throws Exception {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
-    SinkSpec spec = sink(warehouse, "eo.concurrent");
+    SinkSpec spec = OrdersTable.sink(warehouse.spec(), "eo.concurrent", 3, false, mode);
     // create the table first so both workers race on commits, not on creation
     new SinkEngine(spec, warehouse.catalog()).apply(List.of(order(100, 1)), DeadLetters.DISCARD);
     OrdersModel model = new OrdersModel();
