@@ -72,7 +72,13 @@ public final class ChangeResolver {
     Map<RowKey, Object[]> stored = baseSnapshot == null || lookup.isEmpty()
         ? Collections.emptyMap()
         : storedRows.read(lookup, needValues);
-    Map<RowKey, Object[]> previousImages = previousImages(table, baseSnapshot, layout, folded, stored, previousKeys);
+    Map<RowKey, Long> movedAt = new HashMap<>();
+    folded.keys().values().forEach(f -> {
+      if (f.movedFrom() != null && f.movedAtLsn() != null) {
+        movedAt.merge(f.movedFrom(), f.movedAtLsn(), Math::max);
+      }
+    });
+    Map<RowKey, Object[]> previousImages = previousImages(table, baseSnapshot, layout, folded, stored, previousKeys, movedAt);
 
     List<Object[]> rows = new ArrayList<>(folded.keys().size());
     List<Object[]> deletes = new ArrayList<>();
@@ -99,7 +105,8 @@ public final class ChangeResolver {
   }
 
   private static Map<RowKey, Object[]> previousImages(
-      Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded, Map<RowKey, Object[]> stored, Set<RowKey> keys) {
+      Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded, Map<RowKey, Object[]> stored, Set<RowKey> keys,
+      Map<RowKey, Long> movedAt) {
     Map<RowKey, Object[]> images = new HashMap<>();
     Set<RowKey> missing = new HashSet<>();
     for (RowKey old : keys) {
@@ -109,7 +116,7 @@ public final class ChangeResolver {
         image = stored.get(old);
       } else if (oldFold.deletedInBatch()) {
         // the key change's delete half: the row as it was just before it (the old key may be re-used after)
-        image = oldFold.imageBeforeDelete(stored.get(old), layout.rules());
+        image = oldFold.imageBeforeDeleteAt(movedAt.get(old), stored.get(old), layout.rules());
       } else {
         // the delete half is still to come (its partition lags): the row as it is now
         image = oldFold.resolve(stored.get(old), layout.rules());

@@ -8,6 +8,9 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
@@ -48,6 +51,55 @@ public final class PrimaryKeyIndex {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    return new PrimaryKeyIndex(locations, snapshotId);
+  }
+
+  /**
+   * Brings the index forward to a later snapshot whatever wrote it (other workers, compaction): files
+   * that are gone lose their entries; files added since, and files that deletes added since apply
+   * to, are indexed again from their key columns. Returns false when {@code toSnapshot} does not
+   * descend from the index's snapshot (then the index must be rebuilt).
+   */
+  public boolean catchUp(Table table, long toSnapshot, TableLayout layout) {
+    List<Snapshot> range = new ArrayList<>();
+    Snapshot s = table.snapshot(toSnapshot);
+    while (s != null && s.snapshotId() != snapshotId) {
+      range.add(s);
+      s = s.parentId() == null ? null : table.snapshot(s.parentId());
+    }
+    if (s == null) {
+      return false;
+    }
+    Set<String> addedData = new HashSet<>();
+    Set<String> addedDeletes = new HashSet<>();
+    for (Snapshot r : range) {
+      r.addedDataFiles(table.io()).forEach(f -> addedData.add(f.location()));
+      r.addedDeleteFiles(table.io()).forEach(f -> addedDeletes.add(f.location()));
+    }
+    Map<String, FileScanTask> live = new HashMap<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(toSnapshot).planFiles()) {
+      tasks.forEach(t -> live.put(t.file().location(), t));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Set<String> reindex = new HashSet<>();
+    live.forEach((path, task) -> {
+      if (addedData.contains(path) || task.deletes().stream().anyMatch(d -> addedDeletes.contains(d.location()))) {
+        reindex.add(path);
+      }
+    });
+    locations.values().removeIf(l -> !live.containsKey(l.file().location()) || reindex.contains(l.file().location()));
+    reindex.forEach(path -> index(table, live.get(path), layout, locations));
+    snapshotId = toSnapshot;
+    return true;
+  }
+
+  /** The index's entries, for persisting. */
+  Map<RowKey, Location> entries() {
+    return locations;
+  }
+
+  static PrimaryKeyIndex of(Map<RowKey, Location> locations, long snapshotId) {
     return new PrimaryKeyIndex(locations, snapshotId);
   }
 

@@ -4,6 +4,7 @@ import dev.floe.worker.apply.ChangeResolver;
 import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.apply.IncompatibleSchemaException;
 import dev.floe.worker.apply.LiveSpecs;
+import dev.floe.worker.apply.PersistedIndex;
 import dev.floe.worker.apply.PositionDeltaWriter;
 import dev.floe.worker.apply.PrimaryKeyIndex;
 import dev.floe.worker.apply.TableLayout;
@@ -63,6 +64,11 @@ public final class SinkEngine {
   private Table table;
   private TableLayout layout;
   private PrimaryKeyIndex index;
+  private int commitsSincePersist;
+  private int indexBuilds;
+  private int indexLoads;
+  /** Commits between persisted copies of the primary-key index. */
+  private static final int PERSIST_EVERY = 20;
   /** Offsets of batches that changed nothing before the table existed; recorded with the first commit. */
   private final Map<TopicPartition, Long> carried = new HashMap<>();
 
@@ -210,30 +216,72 @@ public final class SinkEngine {
     return spec.table().writeMode() == WriteMode.POSITION_DELETES;
   }
 
-  /** The index as of the base snapshot: kept from the last commit when nobody else committed since, else rebuilt. */
+  /**
+   * The index as of the base snapshot: kept from this worker's last commit, caught up over other
+   * writers' commits, loaded from the table's persisted copy, or (last resort) rebuilt.
+   */
   private PrimaryKeyIndex index(Long baseSnapshot) {
     if (baseSnapshot == null) {
       return null;
     }
-    if (index == null || index.snapshotId() != baseSnapshot) {
+    if (index != null && index.snapshotId() != baseSnapshot && !index.catchUp(table, baseSnapshot, layout)) {
+      index = null;
+    }
+    if (index == null) {
       long t0 = System.nanoTime();
-      index = PrimaryKeyIndex.build(table, baseSnapshot, layout);
-      LOG.info("built the primary-key index of {} at snapshot {}: {} keys in {} ms", tableId, baseSnapshot, index.size(),
-          (System.nanoTime() - t0) / 1_000_000);
+      PrimaryKeyIndex loaded = PersistedIndex.supports(layout) ? PersistedIndex.loadNewest(table, baseSnapshot, layout) : null;
+      if (loaded != null && (loaded.snapshotId() == baseSnapshot || loaded.catchUp(table, baseSnapshot, layout))) {
+        index = loaded;
+        indexLoads++;
+        LOG.info("loaded the primary-key index of {} ({} keys) and caught up to snapshot {} in {} ms", tableId, index.size(),
+            baseSnapshot, (System.nanoTime() - t0) / 1_000_000);
+      } else {
+        index = PrimaryKeyIndex.build(table, baseSnapshot, layout);
+        indexBuilds++;
+        LOG.info("built the primary-key index of {} at snapshot {}: {} keys in {} ms", tableId, baseSnapshot, index.size(),
+            (System.nanoTime() - t0) / 1_000_000);
+        persistIndex();
+      }
     }
     return index;
   }
 
-  private void keepIndexCurrent(Long baseSnapshot, long snapshotId, ChangeResolver.Changes changes,
-      EqualityDeltaWriter.Written written, TruncatePlanner.Plan truncate) {
-    Long parent = table.snapshot(snapshotId).parentId();
-    if (index == null || baseSnapshot == null || !baseSnapshot.equals(parent) || (truncate != null && truncate.dropsAllFiles())) {
-      index = null; // another commit slipped in underneath, or files went: rebuild on next use
+  /** How often the index was rebuilt from the table and loaded from its persisted copy. */
+  public int[] indexBuildsAndLoads() {
+    return new int[] {indexBuilds, indexLoads};
+  }
+
+  private void persistIndex() {
+    if (index == null || !PersistedIndex.supports(layout)) {
       return;
     }
-    List<RowKey> deletedKeys = new ArrayList<>(changes.deletes().size());
-    changes.deletes().forEach(row -> deletedKeys.add(layout.keyOfRow(row)));
-    index.committed(table, snapshotId, deletedKeys, written.dataFiles(), layout);
+    try {
+      PersistedIndex.save(table, index, layout);
+      commitsSincePersist = 0;
+    } catch (RuntimeException e) {
+      LOG.warn("could not persist the primary-key index of {} (a restart rebuilds it): {}", tableId, e.toString());
+    }
+  }
+
+  private void keepIndexCurrent(Long baseSnapshot, long snapshotId, ChangeResolver.Changes changes,
+      EqualityDeltaWriter.Written written, TruncatePlanner.Plan truncate) {
+    if (index == null || baseSnapshot == null) {
+      return;
+    }
+    Long parent = table.snapshot(snapshotId).parentId();
+    if (!baseSnapshot.equals(parent) || (truncate != null && truncate.dropsAllFiles())) {
+      // another commit slipped in underneath (Iceberg retried onto it), or files went: catch up
+      if (!index.catchUp(table, snapshotId, layout)) {
+        index = null;
+      }
+    } else {
+      List<RowKey> deletedKeys = new ArrayList<>(changes.deletes().size());
+      changes.deletes().forEach(row -> deletedKeys.add(layout.keyOfRow(row)));
+      index.committed(table, snapshotId, deletedKeys, written.dataFiles(), layout);
+    }
+    if (++commitsSincePersist >= PERSIST_EVERY) {
+      persistIndex();
+    }
   }
 
   /** Creates the table from the first event, or evolves it to fit every event schema in the batch. */

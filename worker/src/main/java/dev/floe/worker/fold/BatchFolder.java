@@ -78,10 +78,10 @@ public final class BatchFolder {
       boolean emptied = truncates;
       KeyFold fold = keys.computeIfAbsent(p.key(), k -> new KeyFold(emptied));
       if (e.op() == Op.DELETE) {
-        fold.delete();
+        fold.delete(e.lsn());
       } else {
         if (p.previousKey() != null) {
-          fold.movedFrom(p.previousKey());
+          fold.movedFrom(p.previousKey(), e.lsn());
         }
         try {
           fold.upsert(p.row(), rules);

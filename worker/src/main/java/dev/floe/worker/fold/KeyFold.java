@@ -10,7 +10,12 @@ public final class KeyFold {
   private Object[] partialBeforeDelete;
   private boolean discardedBeforeDelete;
   private RowKey movedFrom;
+  private Long movedAtLsn;
   private boolean deletedInBatch;
+  /** The image removed by each delete in this batch, in order: a key change picks the one it followed. */
+  private final java.util.List<Removed> removed = new java.util.ArrayList<>(1);
+
+  private record Removed(Long lsn, Object[] partial, boolean discardedStored) {}
 
   /** @param discardsStored true when the table is truncated before this key's changes */
   KeyFold(boolean discardsStored) {
@@ -30,10 +35,15 @@ public final class KeyFold {
   }
 
   void delete() {
+    delete(null);
+  }
+
+  void delete(Long lsn) {
     // A second delete with no row in between removes nothing: keep the image the first one removed.
     if (partial != null || !deletedInBatch) {
       partialBeforeDelete = partial;
       discardedBeforeDelete = discardsStored;
+      removed.add(new Removed(lsn, partial, discardsStored));
     }
     deletedInBatch = true;
     discardsStored = true;
@@ -41,11 +51,17 @@ public final class KeyFold {
     movedFrom = null;
   }
 
-  /** The current row came from another key by a primary-key update. */
-  void movedFrom(RowKey previous) {
+  /** The current row came from another key by a primary-key update (the create at {@code lsn}). */
+  void movedFrom(RowKey previous, Long lsn) {
     if (partial == null) {
       movedFrom = previous;
+      movedAtLsn = lsn;
     }
+  }
+
+  /** The source LSN of the create that moved this row from its old key, or null. */
+  public Long movedAtLsn() {
+    return movedAtLsn;
   }
 
   /** The key this row had before a primary-key update in this batch, or null. */
@@ -142,13 +158,34 @@ public final class KeyFold {
 
   /** The row image this fold had just before its last delete, given the stored row. */
   public Object[] imageBeforeDelete(Object[] stored, MergeRule[] rules) {
-    if (partialBeforeDelete == null) {
-      return discardedBeforeDelete ? null : stored;
+    return image(partialBeforeDelete, discardedBeforeDelete, stored, rules);
+  }
+
+  /**
+   * The row image removed by the delete a key change followed: the last delete before the change's
+   * LSN (a key change is a delete then a create in one transaction), else the last delete.
+   */
+  public Object[] imageBeforeDeleteAt(Long lsn, Object[] stored, MergeRule[] rules) {
+    Removed pick = null;
+    for (Removed r : removed) {
+      if (lsn == null || r.lsn() == null || r.lsn() < lsn) {
+        pick = r;
+      }
     }
-    Object[] out = new Object[partialBeforeDelete.length];
-    boolean useStored = stored != null && !discardedBeforeDelete;
+    if (pick == null) {
+      return imageBeforeDelete(stored, rules);
+    }
+    return image(pick.partial(), pick.discardedStored(), stored, rules);
+  }
+
+  private static Object[] image(Object[] partial, boolean discarded, Object[] stored, MergeRule[] rules) {
+    if (partial == null) {
+      return discarded ? null : stored;
+    }
+    Object[] out = new Object[partial.length];
+    boolean useStored = stored != null && !discarded;
     for (int i = 0; i < out.length; i++) {
-      out[i] = useStored ? rules[i].combine(stored[i], partialBeforeDelete[i]) : partialBeforeDelete[i];
+      out[i] = useStored ? rules[i].combine(stored[i], partial[i]) : partial[i];
     }
     return out;
   }

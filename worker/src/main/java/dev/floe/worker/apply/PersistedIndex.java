@@ -1,0 +1,209 @@
+package dev.floe.worker.apply;
+
+import dev.floe.worker.fold.RowKey;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.zip.CRC32;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.GenericBlobMetadata;
+import org.apache.iceberg.GenericStatisticsFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StatisticsFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.puffin.Blob;
+import org.apache.iceberg.puffin.BlobMetadata;
+import org.apache.iceberg.puffin.Puffin;
+import org.apache.iceberg.puffin.PuffinReader;
+import org.apache.iceberg.puffin.PuffinWriter;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.util.Pair;
+
+/**
+ * Keeps the primary-key index beside the table: a Puffin blob in a statistics file of the snapshot
+ * it was taken at, so a worker starting from zero loads it and catches up instead of rescanning.
+ * The blob names its snapshot and key columns and ends with a checksum; anything that does not
+ * match is ignored and the index rebuilt, never trusted.
+ */
+public final class PersistedIndex {
+  public static final String BLOB_TYPE = "floe-primary-key-index-v1";
+  private static final int HISTORY = 200;
+
+  private PersistedIndex() {}
+
+  /** Writes the index as of its snapshot and attaches it to that snapshot. */
+  public static void save(Table table, PrimaryKeyIndex index, TableLayout layout) {
+    byte[] payload = encode(index, layout);
+    Snapshot snapshot = table.snapshot(index.snapshotId());
+    String path = table.locationProvider().newDataLocation("floe-index-" + index.snapshotId() + "-" + UUID.randomUUID() + ".puffin")
+        .replace("/data/", "/metadata/");
+    OutputFile out = table.io().newOutputFile(path);
+    try (PuffinWriter writer = Puffin.write(out).createdBy("floe").build()) {
+      writer.add(new Blob(BLOB_TYPE, keyFieldIds(layout), snapshot.snapshotId(), snapshot.sequenceNumber(), ByteBuffer.wrap(payload)));
+      writer.finish();
+      StatisticsFile stats = new GenericStatisticsFile(snapshot.snapshotId(), path, writer.fileSize(), writer.footerSize(),
+          GenericBlobMetadata.from(writer.writtenBlobsMetadata()));
+      table.updateStatistics().setStatistics(stats).commit();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The newest persisted index on an ancestor of {@code snapshotId} (or on it), if any can be trusted. */
+  public static PrimaryKeyIndex loadNewest(Table table, long snapshotId, TableLayout layout) {
+    Map<Long, StatisticsFile> byId = new HashMap<>();
+    table.statisticsFiles().forEach(f -> byId.put(f.snapshotId(), f));
+    Snapshot s = table.snapshot(snapshotId);
+    for (int i = 0; s != null && i < HISTORY; i++) {
+      StatisticsFile f = byId.get(s.snapshotId());
+      if (f != null && f.blobMetadata().stream().anyMatch(b -> b.type().equals(BLOB_TYPE))) {
+        try {
+          return read(table, f, s.snapshotId(), layout);
+        } catch (RuntimeException e) {
+          return null; // unreadable, corrupt or not for this table shape: rebuild
+        }
+      }
+      s = s.parentId() == null ? null : table.snapshot(s.parentId());
+    }
+    return null;
+  }
+
+  private static PrimaryKeyIndex read(Table table, StatisticsFile file, long snapshotId, TableLayout layout) {
+    InputFile in = table.io().newInputFile(file.path());
+    try (PuffinReader reader = Puffin.read(in).withFileSize(file.fileSizeInBytes()).build()) {
+      List<BlobMetadata> blobs = reader.fileMetadata().blobs().stream().filter(b -> b.type().equals(BLOB_TYPE)).toList();
+      for (Pair<BlobMetadata, ByteBuffer> blob : reader.readAll(blobs)) {
+        ByteBuffer buf = blob.second();
+        byte[] bytes = new byte[buf.remaining()];
+        buf.get(bytes);
+        return decode(table, bytes, snapshotId, layout);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    throw new IllegalStateException("no index blob in " + file.path());
+  }
+
+  static byte[] encode(PrimaryKeyIndex index, TableLayout layout) {
+    Type[] types = keyTypes(layout);
+    Map<String, Integer> fileIds = new HashMap<>();
+    List<String> files = new ArrayList<>();
+    index.entries().values().forEach(l -> fileIds.computeIfAbsent(l.file().location(), p -> {
+      files.add(p);
+      return files.size() - 1;
+    }));
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeLong(index.snapshotId());
+      out.writeUTF(String.join(",", layout.keyNames()) + ":" + java.util.Arrays.toString(types));
+      out.writeInt(files.size());
+      for (String f : files) {
+        out.writeUTF(f);
+      }
+      out.writeInt(index.entries().size());
+      for (Map.Entry<RowKey, PrimaryKeyIndex.Location> e : index.entries().entrySet()) {
+        for (int i = 0; i < types.length; i++) {
+          ByteBuffer v = Conversions.toByteBuffer(types[i], e.getKey().get(i));
+          out.writeInt(v.remaining());
+          out.write(v.array(), v.arrayOffset() + v.position(), v.remaining());
+        }
+        out.writeInt(fileIds.get(e.getValue().file().location()));
+        out.writeLong(e.getValue().position());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    CRC32 crc = new CRC32();
+    crc.update(bytes.toByteArray());
+    return ByteBuffer.allocate(bytes.size() + 8).put(bytes.toByteArray()).putLong(crc.getValue()).array();
+  }
+
+  static PrimaryKeyIndex decode(Table table, byte[] payload, long snapshotId, TableLayout layout) {
+    CRC32 crc = new CRC32();
+    crc.update(payload, 0, payload.length - 8);
+    if (crc.getValue() != ByteBuffer.wrap(payload, payload.length - 8, 8).getLong()) {
+      throw new IllegalStateException("index checksum mismatch");
+    }
+    Type[] types = keyTypes(layout);
+    Map<String, DataFile> live = new HashMap<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
+      tasks.forEach(t -> live.put(t.file().location(), t.file()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload, 0, payload.length - 8))) {
+      if (in.readLong() != snapshotId) {
+        throw new IllegalStateException("index taken at another snapshot");
+      }
+      if (!in.readUTF().equals(String.join(",", layout.keyNames()) + ":" + java.util.Arrays.toString(types))) {
+        throw new IllegalStateException("index of other key columns");
+      }
+      DataFile[] files = new DataFile[in.readInt()];
+      for (int i = 0; i < files.length; i++) {
+        files[i] = live.get(in.readUTF());
+        if (files[i] == null) {
+          throw new IllegalStateException("index names a file that is not live");
+        }
+      }
+      int n = in.readInt();
+      Map<RowKey, PrimaryKeyIndex.Location> entries = new HashMap<>(n * 4 / 3 + 1);
+      for (int e = 0; e < n; e++) {
+        Object[] key = new Object[types.length];
+        for (int i = 0; i < types.length; i++) {
+          byte[] v = new byte[in.readInt()];
+          in.readFully(v);
+          Object value = Conversions.fromByteBuffer(types[i], ByteBuffer.wrap(v));
+          key[i] = value instanceof CharSequence cs ? cs.toString() : value;
+        }
+        entries.put(new RowKey(key), new PrimaryKeyIndex.Location(files[in.readInt()], in.readLong()));
+      }
+      return PrimaryKeyIndex.of(entries, snapshotId);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Key types whose values persist exactly through Iceberg's single-value encoding; others are not persisted. */
+  public static boolean supports(TableLayout layout) {
+    for (Type t : keyTypes(layout)) {
+      switch (t.typeId()) {
+        case INTEGER, LONG, STRING, UUID, DECIMAL, BOOLEAN -> { }
+        default -> {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static Type[] keyTypes(TableLayout layout) {
+    String[] names = layout.keyNames();
+    Type[] types = new Type[names.length];
+    for (int i = 0; i < names.length; i++) {
+      types[i] = layout.schema().findType(names[i]);
+    }
+    return types;
+  }
+
+  private static List<Integer> keyFieldIds(TableLayout layout) {
+    List<Integer> ids = new ArrayList<>();
+    for (String n : layout.keyNames()) {
+      ids.add(layout.schema().findField(n).fieldId());
+    }
+    return ids;
+  }
+}
