@@ -63,7 +63,14 @@ public final class Compactor {
     int orphans = 0;
     int manifests = 0;
     if (spec.rewrite() && table.currentSnapshot() != null) {
-      rewriteGroups(groups, rows, errors);
+      int lost = rewriteGroups(groups, rows, errors);
+      if (lost > 0) {
+        // Groups that lost a race are planned again from the new table state, once.
+        groups[1] -= lost;
+        if (rewriteGroups(groups, rows, errors) > 0) {
+          errors.add(groups[1] + " file group(s) lost a race twice and are left for the next run");
+        }
+      }
       deletesRemoved = removeDanglingDeletes(errors);
     }
     if (spec.rewriteManifests() && table.currentSnapshot() != null) {
@@ -86,7 +93,9 @@ public final class Compactor {
         groups[3], rows[0], deletesRemoved, expired, orphans, manifests, errors);
   }
 
-  private void rewriteGroups(int[] groups, long[] rows, List<String> errors) {
+  /** @return how many groups lost a race */
+  private int rewriteGroups(int[] groups, long[] rows, List<String> errors) {
+    int lost = 0;
     Snapshot start = table.currentSnapshot();
     List<FileGroupPlanner.FileGroup> plan;
     try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(start.snapshotId()).planFiles()) {
@@ -113,11 +122,13 @@ public final class Compactor {
         rows[0] += written.rows();
       } catch (ValidationException | CommitFailedException e) {
         groups[1]++;
-        errors.add("file group of " + removed.size() + " file(s) lost a race and is left for the next run: " + e.getMessage());
+        lost++;
+        LOG.info("file group of {} file(s) lost a race: {}", removed.size(), e.getMessage());
         written.files().forEach(f -> table.io().deleteFile(f.location()));
       }
     }
     table.refresh();
+    return lost;
   }
 
   private int removeDanglingDeletes(List<String> errors) {
