@@ -102,10 +102,14 @@ public final class PersistedIndex {
     Type[] types = keyTypes(layout);
     Map<String, Integer> fileIds = new HashMap<>();
     List<String> files = new ArrayList<>();
-    index.entries().values().forEach(l -> fileIds.computeIfAbsent(l.file().location(), p -> {
-      files.add(p);
-      return files.size() - 1;
-    }));
+    int[] count = {0};
+    index.forEach((k, l) -> {
+      count[0]++;
+      fileIds.computeIfAbsent(l.file().location(), p -> {
+        files.add(p);
+        return files.size() - 1;
+      });
+    });
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeLong(index.snapshotId());
@@ -114,16 +118,20 @@ public final class PersistedIndex {
       for (String f : files) {
         out.writeUTF(f);
       }
-      out.writeInt(index.entries().size());
-      for (Map.Entry<RowKey, PrimaryKeyIndex.Location> e : index.entries().entrySet()) {
-        for (int i = 0; i < types.length; i++) {
-          ByteBuffer v = Conversions.toByteBuffer(types[i], e.getKey().get(i));
-          out.writeInt(v.remaining());
-          out.write(v.array(), v.arrayOffset() + v.position(), v.remaining());
+      out.writeInt(count[0]);
+      index.forEach((key, location) -> {
+        try {
+          for (int i = 0; i < types.length; i++) {
+            ByteBuffer v = Conversions.toByteBuffer(types[i], key.get(i));
+            out.writeInt(v.remaining());
+            out.write(v.array(), v.arrayOffset() + v.position(), v.remaining());
+          }
+          out.writeInt(fileIds.get(location.file().location()));
+          out.writeLong(location.position());
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
-        out.writeInt(fileIds.get(e.getValue().file().location()));
-        out.writeLong(e.getValue().position());
-      }
+      });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -160,7 +168,7 @@ public final class PersistedIndex {
         }
       }
       int n = in.readInt();
-      Map<RowKey, PrimaryKeyIndex.Location> entries = new HashMap<>(n * 4 / 3 + 1);
+      PrimaryKeyIndex index = PrimaryKeyIndex.empty(layout, snapshotId);
       for (int e = 0; e < n; e++) {
         Object[] key = new Object[types.length];
         for (int i = 0; i < types.length; i++) {
@@ -169,9 +177,9 @@ public final class PersistedIndex {
           Object value = Conversions.fromByteBuffer(types[i], ByteBuffer.wrap(v));
           key[i] = value instanceof CharSequence cs ? cs.toString() : value;
         }
-        entries.put(new RowKey(key), new PrimaryKeyIndex.Location(files[in.readInt()], in.readLong()));
+        index.put(new RowKey(key), files[in.readInt()], in.readLong());
       }
-      return PrimaryKeyIndex.of(entries, snapshotId);
+      return index;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

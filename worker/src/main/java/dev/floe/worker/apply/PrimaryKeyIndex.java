@@ -34,16 +34,16 @@ public final class PrimaryKeyIndex {
   /** A live row's place. */
   public record Location(DataFile file, long position) {}
 
-  private final Map<RowKey, Location> locations;
+  private final KeyLocations locations;
   private long snapshotId;
 
-  private PrimaryKeyIndex(Map<RowKey, Location> locations, long snapshotId) {
+  private PrimaryKeyIndex(KeyLocations locations, long snapshotId) {
     this.locations = locations;
     this.snapshotId = snapshotId;
   }
 
   public static PrimaryKeyIndex build(Table table, long snapshotId, TableLayout layout) {
-    Map<RowKey, Location> locations = new HashMap<>();
+    KeyLocations locations = KeyLocations.forKey(layout);
     try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
       for (FileScanTask task : tasks) {
         index(table, task, layout, locations);
@@ -88,19 +88,24 @@ public final class PrimaryKeyIndex {
         reindex.add(path);
       }
     });
-    locations.values().removeIf(l -> !live.containsKey(l.file().location()) || reindex.contains(l.file().location()));
+    locations.removeFiles(path -> !live.containsKey(path) || reindex.contains(path));
     reindex.forEach(path -> index(table, live.get(path), layout, locations));
     snapshotId = toSnapshot;
     return true;
   }
 
-  /** The index's entries, for persisting. */
-  Map<RowKey, Location> entries() {
-    return locations;
+  /** Visits every entry, for persisting. */
+  void forEach(java.util.function.BiConsumer<RowKey, Location> action) {
+    locations.forEach(action);
   }
 
-  static PrimaryKeyIndex of(Map<RowKey, Location> locations, long snapshotId) {
-    return new PrimaryKeyIndex(locations, snapshotId);
+  /** An empty index of the layout's key shape, to fill when loading a persisted copy. */
+  static PrimaryKeyIndex empty(TableLayout layout, long snapshotId) {
+    return new PrimaryKeyIndex(KeyLocations.forKey(layout), snapshotId);
+  }
+
+  void put(RowKey key, DataFile file, long position) {
+    locations.put(key, file, position);
   }
 
   public long snapshotId() {
@@ -138,11 +143,11 @@ public final class PrimaryKeyIndex {
     throw new IllegalStateException("committed file " + file.location() + " is not in snapshot " + snapshotId);
   }
 
-  private static void index(Table table, FileScanTask task, TableLayout layout, Map<RowKey, Location> into) {
+  private static void index(Table table, FileScanTask task, TableLayout layout, KeyLocations into) {
     Schema keys = TypeUtil.join(layout.schema().select(layout.keyNames()), new Schema(MetadataColumns.ROW_POSITION));
     try (CloseableIterable<Record> rows = read(table, task, keys)) {
       for (Record r : rows) {
-        into.put(layout.keyOf(r), new Location(task.file(), (Long) r.getField(MetadataColumns.ROW_POSITION.name())));
+        into.put(layout.keyOf(r), task.file(), (Long) r.getField(MetadataColumns.ROW_POSITION.name()));
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
