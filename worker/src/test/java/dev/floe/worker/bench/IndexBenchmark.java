@@ -36,6 +36,45 @@ class IndexBenchmark {
     System.out.println(run(Integer.getInteger("floe.bench.keys", 1_000_000)));
   }
 
+  /** Ten million keys, the table written directly (Parquet appends) rather than through CDC events. */
+  @Test
+  @EnabledIfSystemProperty(named = "floe.index.10m", matches = "true")
+  void tenMillionKeys() {
+    int keys = Integer.getInteger("floe.bench.keys", 10_000_000);
+    LocalWarehouse warehouse = new LocalWarehouse(dir.resolve("10m"));
+    org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(List.of(
+        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(2, "note", org.apache.iceberg.types.Types.StringType.get())), java.util.Set.of(1));
+    warehouse.catalog().buildTable(org.apache.iceberg.catalog.TableIdentifier.parse("bench.index10m"), schema).create();
+    Table table = warehouse.catalog().loadTable(org.apache.iceberg.catalog.TableIdentifier.parse("bench.index10m"));
+    TableSpec spec = new TableSpec(warehouse.spec(), "bench.index10m", List.of(), List.of(), 2, WriteMode.POSITION_DELETES, Map.of(), Map.of());
+    TableLayout layout = TableLayout.of(table, spec);
+    for (int start = 0; start < keys; start += 1_000_000) {
+      List<Object[]> rows = new java.util.ArrayList<>(1_000_000);
+      for (long id = start; id < Math.min(keys, start + 1_000_000); id++) {
+        rows.add(new Object[] {id * 7 + 3, "n"});
+      }
+      org.apache.iceberg.AppendFiles append = table.newAppend();
+      dev.floe.worker.apply.EqualityDeltaWriter.writeRows(table, layout, rows).forEach(append::appendFile);
+      append.commit();
+    }
+    table.refresh();
+    long snapshot = table.currentSnapshot().snapshotId();
+    long before = usedHeap();
+    long t0 = System.nanoTime();
+    PrimaryKeyIndex index = PrimaryKeyIndex.build(table, snapshot, layout);
+    double build = (System.nanoTime() - t0) / 1e9;
+    long after = usedHeap();
+    PersistedIndex.save(table, index, layout);
+    table.refresh();
+    long t1 = System.nanoTime();
+    PrimaryKeyIndex loaded = PersistedIndex.loadNewest(table, snapshot, layout);
+    double load = (System.nanoTime() - t1) / 1e9;
+    assertThat(loaded.size()).isEqualTo(keys);
+    System.out.printf(Locale.ROOT, "primary-key index, %,d keys (long): build %.1f s; heap ~%d bytes/key; load %.1f s%n",
+        keys, build, (after - before) / keys, load);
+  }
+
   private String run(int keys) {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkSpec sink = new SinkSpec(new SourceSpec("unused:9092", List.of(OrdersWorkload.TOPIC), null, "floe-bench", null, null),
