@@ -16,14 +16,9 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericDeleteFilter;
-import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.TypeUtil;
-import org.apache.iceberg.util.PartitionUtil;
 
 /**
  * Where each key's live row is: key → (data file, row position), as of one snapshot. Built from the
@@ -123,47 +118,34 @@ public final class PrimaryKeyIndex {
   /** Brings the index to a snapshot this worker committed: keys it deleted go, rows it added come. */
   public void committed(Table table, long newSnapshotId, Collection<RowKey> deleted, List<DataFile> added, TableLayout layout) {
     deleted.forEach(locations::remove);
-    for (DataFile file : added) {
-      FileScanTask task = taskFor(table, newSnapshotId, file);
-      index(table, task, layout, locations);
+    if (!added.isEmpty()) {
+      Set<String> paths = new HashSet<>();
+      added.forEach(f -> paths.add(f.location()));
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(newSnapshotId).planFiles()) {
+        for (FileScanTask task : tasks) {
+          if (paths.remove(task.file().location())) {
+            index(table, task, layout, locations);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      if (!paths.isEmpty()) {
+        throw new IllegalStateException("committed files " + paths + " are not in snapshot " + newSnapshotId);
+      }
     }
     snapshotId = newSnapshotId;
   }
 
-  private static FileScanTask taskFor(Table table, long snapshotId, DataFile file) {
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
-      for (FileScanTask t : tasks) {
-        if (t.file().location().equals(file.location())) {
-          return t;
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    throw new IllegalStateException("committed file " + file.location() + " is not in snapshot " + snapshotId);
-  }
-
   private static void index(Table table, FileScanTask task, TableLayout layout, KeyLocations into) {
     Schema keys = TypeUtil.join(layout.schema().select(layout.keyNames()), new Schema(MetadataColumns.ROW_POSITION));
-    try (CloseableIterable<Record> rows = read(table, task, keys)) {
+    try (CloseableIterable<Record> rows = LiveRows.read(table, task, keys)) {
       for (Record r : rows) {
         into.put(layout.keyOf(r), task.file(), (Long) r.getField(MetadataColumns.ROW_POSITION.name()));
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  /** One data file's live rows (its deletes applied), with the given columns. */
-  static CloseableIterable<Record> read(Table table, FileScanTask task, Schema projection) {
-    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projection);
-    Schema required = deletes.requiredSchema();
-    Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
-    CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(task.file().location()))
-        .project(required)
-        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(required, fileSchema, constants))
-        .build();
-    return deletes.filter(rows);
   }
 
   /** Reads the rows at given positions of their files, all columns, in table column order. */
@@ -190,7 +172,7 @@ public final class PrimaryKeyIndex {
         }
         Map<Long, RowKey> byPosition = new HashMap<>();
         wanted.forEach(k -> byPosition.put(locations.get(k).position(), k));
-        try (CloseableIterable<Record> rows = read(table, task, projection)) {
+        try (CloseableIterable<Record> rows = LiveRows.read(table, task, projection)) {
           for (Record r : rows) {
             RowKey k = byPosition.get((Long) r.getField(MetadataColumns.ROW_POSITION.name()));
             if (k != null) {

@@ -30,7 +30,7 @@ final class CompactCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     SinkSpec spec = config.load();
-    CatalogSpec catalog = spec.table().catalog() == null ? CatalogSpec.local("floe-warehouse") : spec.table().catalog();
+    CatalogSpec catalog = ConfigOption.catalog(spec);
     var table = CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment()).loadTable(TableIdentifier.parse(spec.table().name()));
     CompactionReport r = new Compactor(table, spec.sinkId(), spec.compaction()).run();
     System.out.print(json ? r.toJson() + "\n" : r.toText());

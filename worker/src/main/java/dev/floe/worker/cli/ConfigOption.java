@@ -1,5 +1,6 @@
 package dev.floe.worker.cli;
 
+import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.SinkConfigLoader;
 import dev.floe.worker.config.SinkSpec;
 import java.nio.file.Path;
@@ -12,5 +13,10 @@ final class ConfigOption {
 
   SinkSpec load() {
     return SinkConfigLoader.load(config);
+  }
+
+  /** The sink's catalog; without one, the embedded default in ./floe-warehouse. */
+  static CatalogSpec catalog(SinkSpec spec) {
+    return spec.table().catalog() == null ? CatalogSpec.local("floe-warehouse") : spec.table().catalog();
   }
 }

@@ -18,7 +18,7 @@ final class OffsetsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     SinkSpec spec = config.load();
-    CatalogSpec catalog = spec.table().catalog() == null ? CatalogSpec.local("floe-warehouse") : spec.table().catalog();
+    CatalogSpec catalog = ConfigOption.catalog(spec);
     SinkEngine engine = new SinkEngine(spec, CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment()));
     SinkOffsets offsets = engine.offsets();
     if (offsets.isEmpty()) {

@@ -39,7 +39,7 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     SinkSpec spec = config.load();
     SecretResolver secrets = SecretResolver.fromEnvironment();
-    CatalogSpec catalog = spec.table().catalog() == null ? CatalogSpec.local("floe-warehouse") : spec.table().catalog();
+    CatalogSpec catalog = ConfigOption.catalog(spec);
     SinkEngine engine = new SinkEngine(spec, CatalogLoader.load("floe", catalog, secrets));
     WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
     SinkRunner runner = new SinkRunner(spec, engine, metrics, secrets);

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -41,19 +40,6 @@ public final class OffsetLedger {
         return found;
       }
       s = s.parentId() == null ? null : table.snapshot(s.parentId());
-    }
-    return SinkOffsets.NONE;
-  }
-
-  /** Same as {@link #read(Table, String)} over table metadata, from a given snapshot back. */
-  static SinkOffsets read(TableMetadata metadata, Long fromSnapshotId, String sinkId) {
-    Snapshot s = fromSnapshotId == null ? null : metadata.snapshot(fromSnapshotId);
-    while (s != null) {
-      SinkOffsets found = fromSummary(s, sinkId);
-      if (found != null) {
-        return found;
-      }
-      s = s.parentId() == null ? null : metadata.snapshot(s.parentId());
     }
     return SinkOffsets.NONE;
   }

@@ -7,8 +7,6 @@ package dev.floe.worker.fold;
 public final class KeyFold {
   private boolean discardsStored;
   private Object[] partial;
-  private Object[] partialBeforeDelete;
-  private boolean discardedBeforeDelete;
   private RowKey movedFrom;
   private Long movedAtLsn;
   private boolean deletedInBatch;
@@ -41,8 +39,6 @@ public final class KeyFold {
   void delete(Long lsn) {
     // A second delete with no row in between removes nothing: keep the image the first one removed.
     if (partial != null || !deletedInBatch) {
-      partialBeforeDelete = partial;
-      discardedBeforeDelete = discardsStored;
       removed.add(new Removed(lsn, partial, discardsStored));
     }
     deletedInBatch = true;
@@ -72,16 +68,6 @@ public final class KeyFold {
   /** Whether this batch deleted the key (a delete event, not a truncate). */
   public boolean deletedInBatch() {
     return deletedInBatch;
-  }
-
-  /** The combined versions just before the last delete in this batch, or null if none. */
-  public Object[] partialBeforeDelete() {
-    return partialBeforeDelete;
-  }
-
-  /** Whether the versions before the last delete already discarded the stored row. */
-  public boolean discardedBeforeDelete() {
-    return discardedBeforeDelete;
   }
 
   /** Whether the final version still has columns whose values it does not carry. */
@@ -158,7 +144,7 @@ public final class KeyFold {
 
   /** The row image this fold had just before its last delete, given the stored row. */
   public Object[] imageBeforeDelete(Object[] stored, MergeRule[] rules) {
-    return image(partialBeforeDelete, discardedBeforeDelete, stored, rules);
+    return imageBeforeDeleteAt(null, stored, rules);
   }
 
   /**
@@ -172,10 +158,10 @@ public final class KeyFold {
         pick = r;
       }
     }
-    if (pick == null) {
-      return imageBeforeDelete(stored, rules);
+    if (pick == null && !removed.isEmpty()) {
+      pick = removed.get(removed.size() - 1);
     }
-    return image(pick.partial(), pick.discardedStored(), stored, rules);
+    return pick == null ? stored : image(pick.partial(), pick.discardedStored(), stored, rules);
   }
 
   private static Object[] image(Object[] partial, boolean discarded, Object[] stored, MergeRule[] rules) {

@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
+import dev.floe.worker.apply.LiveRows;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
@@ -13,19 +13,14 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.PartitionUtil;
 
 /**
  * Reads a group of data files with their deletes applied and writes the live rows again, bin-packed
@@ -49,7 +44,7 @@ public final class DataFileRewriter {
     FanoutDataWriter<Record> writer = new FanoutDataWriter<>(factory, files, table.io(), targetFileSize);
     try (writer) {
       for (FileScanTask task : group) {
-        try (CloseableIterable<Record> live = read(table, task, schema)) {
+        try (CloseableIterable<Record> live = LiveRows.read(table, task, schema)) {
           for (Record r : live) {
             Record out = copy(r, schema);
             StructLike partition = null;
@@ -66,18 +61,6 @@ public final class DataFileRewriter {
       throw new UncheckedIOException(e);
     }
     return new Rewritten(new ArrayList<>(writer.result().dataFiles()), rows);
-  }
-
-  /** One data file's live rows: its deletes applied, columns added since projected as nulls. */
-  static CloseableIterable<Record> read(Table table, FileScanTask task, Schema schema) {
-    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, schema, schema);
-    Schema required = deletes.requiredSchema();
-    Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
-    CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(task.file().location()))
-        .project(required)
-        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(required, fileSchema, constants))
-        .build();
-    return deletes.filter(rows);
   }
 
   private static Record copy(Record r, Schema schema) {

@@ -34,27 +34,7 @@ public final class PostgresCapture implements AutoCloseable {
    * @param topicPrefix Debezium's topic prefix: the topic is prefix.schema.table
    */
   public PostgresCapture(String jdbcUrl, String user, String password, String table, String topicPrefix, String bootstrap) {
-    URI uri = URI.create(jdbcUrl.replaceFirst("^jdbc:", ""));
-    String slot = ("floe_" + topicPrefix).replaceAll("[^a-z0-9_]", "_");
-    Properties p = new Properties();
-    p.setProperty("name", "floe-quickstart-capture");
-    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
-    p.setProperty("database.hostname", uri.getHost());
-    p.setProperty("database.port", String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()));
-    p.setProperty("database.user", user);
-    p.setProperty("database.password", password);
-    p.setProperty("database.dbname", uri.getPath().substring(1));
-    p.setProperty("topic.prefix", topicPrefix);
-    p.setProperty("plugin.name", "pgoutput");
-    p.setProperty("slot.name", slot);
-    p.setProperty("slot.drop.on.stop", "true");
-    p.setProperty("publication.name", slot + "_pub");
-    p.setProperty("publication.autocreate.mode", "filtered");
-    p.setProperty("table.include.list", table);
-    p.setProperty("snapshot.mode", "initial");
-    p.setProperty("skipped.operations", "none");
-    p.setProperty("converter.schemas.enable", "true");
+    Properties p = connectorProperties(jdbcUrl, user, password, table, topicPrefix, ("floe_" + topicPrefix).replaceAll("[^a-z0-9_]", "_"));
     producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "acks", "all", "enable.idempotence", "true"),
         new ByteArraySerializer(), new ByteArraySerializer());
     engine = DebeziumEngine.create(KeyValueHeaderChangeEventFormat.of(Json.class, Json.class, Json.class))
@@ -62,6 +42,34 @@ public final class PostgresCapture implements AutoCloseable {
         .notifying(this::send)
         .build();
     executor.execute(engine);
+  }
+
+  /**
+   * Debezium's PostgreSQL connector as Floe expects it: pgoutput, a filtered publication, the slot
+   * dropped on stop, truncates emitted, JSON with schemas.
+   */
+  public static Properties connectorProperties(String jdbcUrl, String user, String password, String tables, String topicPrefix, String slot) {
+    URI uri = URI.create(jdbcUrl.replaceFirst("^jdbc:", ""));
+    Properties p = new Properties();
+    p.setProperty("name", "floe-capture-" + slot);
+    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
+    p.setProperty("database.hostname", uri.getHost());
+    p.setProperty("database.port", String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()));
+    p.setProperty("database.user", user);
+    p.setProperty("database.password", password);
+    p.setProperty("database.dbname", uri.getPath().substring(1).replaceFirst("\\?.*", ""));
+    p.setProperty("topic.prefix", topicPrefix);
+    p.setProperty("plugin.name", "pgoutput");
+    p.setProperty("slot.name", slot);
+    p.setProperty("slot.drop.on.stop", "true");
+    p.setProperty("publication.name", slot + "_pub");
+    p.setProperty("publication.autocreate.mode", "filtered");
+    p.setProperty("table.include.list", tables);
+    p.setProperty("snapshot.mode", "initial");
+    p.setProperty("skipped.operations", "none"); // emit truncates too
+    p.setProperty("converter.schemas.enable", "true");
+    return p;
   }
 
   private void send(ChangeEvent<String, String> e) {

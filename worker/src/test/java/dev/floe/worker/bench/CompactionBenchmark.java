@@ -11,16 +11,11 @@ import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.maintain.CompactionReport;
 import dev.floe.worker.maintain.Compactor;
 import dev.floe.worker.testing.LocalWarehouse;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,13 +49,13 @@ class CompactionBenchmark {
       engine.apply(workload.nextBatch(eventsPerBatch), DeadLetters.DISCARD);
     }
     Table table = engine.table();
-    long rows = scan(table);
-    double scanBefore = bestOf3(table);
+    long rows = TableScans.scan(table);
+    double scanBefore = TableScans.bestOf3(table);
     CompactionSpec spec = new CompactionSpec(null, null, null, "0s", 1, "3d", null, true, true, true, true);
     CompactionReport r = new Compactor(table, sink.sinkId(), spec).run();
     table.refresh();
-    double scanAfter = bestOf3(table);
-    assertThat(scan(table)).isEqualTo(rows).isEqualTo(workload.current().size());
+    double scanAfter = TableScans.bestOf3(table);
+    assertThat(TableScans.scan(table)).isEqualTo(rows).isEqualTo(workload.current().size());
     return String.format(Locale.ROOT, """
         compaction after %d CDC batches of %,d events over %,d keys (%,d live rows), compact took %.1f s:
           data files   %,d -> %,d   delete files %,d -> %,d   snapshots %,d -> %,d
@@ -72,25 +67,5 @@ class CompactionBenchmark {
         scanBefore, scanAfter, scanBefore / scanAfter);
   }
 
-  private static double bestOf3(Table table) {
-    double best = Double.MAX_VALUE;
-    for (int i = 0; i < 3; i++) {
-      long t0 = System.nanoTime();
-      scan(table);
-      best = Math.min(best, (System.nanoTime() - t0) / 1e9);
-    }
-    return best;
-  }
 
-  private static long scan(Table table) {
-    long n = 0;
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
-      for (Record ignored : records) {
-        n++;
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return n;
-  }
 }

@@ -11,16 +11,11 @@ import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.testing.LocalWarehouse;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
@@ -92,36 +87,16 @@ class OrdersBenchmark {
 
     Table table = engine.table();
     Table freshTable = fresh.table();
-    long rows = scan(table);
-    double scan = bestOf3(table);
-    double freshScan = bestOf3(freshTable);
+    long rows = TableScans.scan(table);
+    double scan = TableScans.bestOf3(table);
+    double freshScan = TableScans.bestOf3(freshTable);
     Map<String, String> summary = table.currentSnapshot().summary();
     return new Report(mode, events, keys, batches, engineNanos / 1e9, freshNanos / 1e9, rows, workload.current().size(),
         scan, freshScan, Integer.parseInt(summary.getOrDefault("total-data-files", "0")),
         Integer.parseInt(summary.getOrDefault("total-delete-files", "0")));
   }
 
-  private static double bestOf3(Table table) {
-    double best = Double.MAX_VALUE;
-    for (int i = 0; i < 3; i++) {
-      long t0 = System.nanoTime();
-      scan(table);
-      best = Math.min(best, (System.nanoTime() - t0) / 1e9);
-    }
-    return best;
-  }
 
-  private static long scan(Table table) {
-    long n = 0;
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
-      for (Record ignored : records) {
-        n++;
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return n;
-  }
 
   private static SinkSpec sink(LocalWarehouse warehouse, String table, WriteMode mode) {
     return new SinkSpec(

@@ -1,5 +1,6 @@
 package dev.floe.worker.testing;
 
+import dev.floe.worker.quickstart.PostgresCapture;
 import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.Header;
@@ -33,26 +34,8 @@ public final class DebeziumCapture implements AutoCloseable {
   private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "debezium"));
 
   public DebeziumCapture(String slot, String tables) {
-    Properties p = new Properties();
-    p.setProperty("name", "floe-capture-" + slot);
-    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
+    Properties p = PostgresCapture.connectorProperties(Postgres.URL, Postgres.USER, Postgres.PASSWORD, tables, "floe", slot);
     p.setProperty("offset.flush.interval.ms", "60000");
-    p.setProperty("database.hostname", Postgres.host());
-    p.setProperty("database.port", String.valueOf(Postgres.port()));
-    p.setProperty("database.user", Postgres.USER);
-    p.setProperty("database.password", Postgres.PASSWORD);
-    p.setProperty("database.dbname", Postgres.database());
-    p.setProperty("topic.prefix", "floe");
-    p.setProperty("plugin.name", "pgoutput");
-    p.setProperty("slot.name", slot);
-    p.setProperty("slot.drop.on.stop", "true");
-    p.setProperty("publication.name", slot + "_pub");
-    p.setProperty("publication.autocreate.mode", "filtered");
-    p.setProperty("table.include.list", tables);
-    p.setProperty("snapshot.mode", "initial");
-    p.setProperty("skipped.operations", "none"); // emit truncates too
-    p.setProperty("converter.schemas.enable", "true");
     engine = DebeziumEngine.create(KeyValueHeaderChangeEventFormat.of(Json.class, Json.class, Json.class))
         .using(p)
         .notifying(e -> queue.add(new Captured(e.destination(), e.key(), e.value(), headers(e))))

@@ -45,19 +45,6 @@ public final class Postgres {
     }
   }
 
-  public static String host() {
-    return URL.replaceFirst("jdbc:postgresql://", "").replaceFirst("[:/].*", "");
-  }
-
-  public static int port() {
-    String rest = URL.replaceFirst("jdbc:postgresql://[^:/]+", "");
-    return rest.startsWith(":") ? Integer.parseInt(rest.substring(1).replaceFirst("/.*", "")) : 5432;
-  }
-
-  public static String database() {
-    return URL.replaceFirst(".*/", "").replaceFirst("\\?.*", "");
-  }
-
   private static String env(String name, String fallback) {
     String v = System.getenv(name);
     return v == null || v.isBlank() ? fallback : v;

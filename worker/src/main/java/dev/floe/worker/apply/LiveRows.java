@@ -1,0 +1,29 @@
+package dev.floe.worker.apply;
+
+import java.util.Map;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.util.PartitionUtil;
+
+/** Reads one data file's live rows: its deletes applied, columns added since projected as nulls. */
+public final class LiveRows {
+  private LiveRows() {}
+
+  public static CloseableIterable<Record> read(Table table, FileScanTask task, Schema projection) {
+    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projection);
+    Schema required = deletes.requiredSchema();
+    Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+    CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(task.file().location()))
+        .project(required)
+        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(required, fileSchema, constants))
+        .build();
+    return deletes.filter(rows);
+  }
+}
