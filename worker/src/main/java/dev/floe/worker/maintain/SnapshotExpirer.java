@@ -26,7 +26,9 @@ final class SnapshotExpirer {
       cutoff = Math.min(cutoff, carrier.timestampMillis());
     }
     int before = count(table);
-    table.expireSnapshots().expireOlderThan(cutoff).retainLast(Math.max(1, retainLast)).cleanExpiredFiles(true).commit();
+    // Files are not deleted here: a worker committing at the same moment may still reference one.
+    // Unreferenced files go with orphan removal, once older than its safety age.
+    table.expireSnapshots().expireOlderThan(cutoff).retainLast(Math.max(1, retainLast)).cleanExpiredFiles(false).commit();
     table.refresh();
     return before - count(table);
   }
