@@ -18,6 +18,8 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class BatchCommitter {
   public static final String SINK_PROPERTY = "floe.sink";
+  /** Offset-map re-merges after other workers' commits before the batch is sent back for re-planning. */
+  private static final int MAX_REBASES = 20;
 
   private BatchCommitter() {}
 
@@ -35,14 +37,36 @@ public final class BatchCommitter {
    * @param basedOn the table state the batch was planned on: its current snapshot id (or null for
    *     an empty table) and the sink offsets it held
    * @return the new snapshot's id
-   * @throws ConcurrentSinkCommitException when the same sink committed after {@code basedOn}
+   * @throws ConcurrentSinkCommitException when the same sink committed to one of this batch's
+   *     partitions (or truncated) after {@code basedOn}
    */
   public static long commit(Table table, String sinkId, Long basedOnSnapshotId, SinkOffsets basedOn, Commit c) {
+    Long offsetsFrom = basedOnSnapshotId;
+    SinkOffsets held = basedOn;
+    for (int rebase = 0; ; rebase++) {
+      try {
+        return commitOnce(table, sinkId, basedOnSnapshotId, offsetsFrom, held, c);
+      } catch (ConcurrentSinkCommitException e) {
+        table.refresh();
+        SinkOffsets now = OffsetLedger.read(table, sinkId);
+        if (rebase >= MAX_REBASES || !OffsetLedger.untouched(held, now, c.batchNextOffsets().keySet())) {
+          throw e;
+        }
+        // Another worker of this sink committed its own partitions meanwhile: the batch's files
+        // stay valid (Iceberg still validates them from the planned snapshot), only the offset map
+        // is merged again, onto what that worker wrote.
+        offsetsFrom = table.currentSnapshot().snapshotId();
+        held = now;
+      }
+    }
+  }
+
+  private static long commitOnce(Table table, String sinkId, Long basedOnSnapshotId, Long offsetsFrom, SinkOffsets basedOn, Commit c) {
     if (!(table instanceof HasTableOperations)) {
       throw new IllegalArgumentException("table " + table.name() + " does not expose its operations; cannot commit offsets safely");
     }
     Table guarded = new BaseTable(
-        new OffsetGuardedOperations(((HasTableOperations) table).operations(), sinkId, basedOnSnapshotId),
+        new OffsetGuardedOperations(((HasTableOperations) table).operations(), sinkId, offsetsFrom),
         table.name());
     RowDelta delta = guarded.newRowDelta();
     c.dataFiles().forEach(delta::addRows);
@@ -54,11 +78,12 @@ public final class BatchCommitter {
     }
     if (!c.referencedDataFiles().isEmpty()) {
       // Deletes by position must land on the files they point into: a compaction that replaced
-      // one, or a concurrent delete on the same file, sends the batch back for re-planning.
+      // one sends the batch back for re-planning. Position deletes of other workers on the same
+      // file do not conflict (each worker deletes only its own keys' rows); a second deletion
+      // vector for one file does, and Iceberg refuses that on its own (validateAddedDVs).
       delta.validateDataFilesExist(c.referencedDataFiles())
           .validateDeletedFiles()
-          .conflictDetectionFilter(Expressions.alwaysTrue())
-          .validateNoConflictingDeleteFiles();
+          .conflictDetectionFilter(Expressions.alwaysTrue());
     }
     delta.set(OffsetLedger.offsetsKey(sinkId), OffsetLedger.encode(OffsetLedger.merge(basedOn, c.batchNextOffsets())));
     if (c.truncateLsn() != null) {

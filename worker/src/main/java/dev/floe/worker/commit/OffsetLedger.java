@@ -4,8 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -51,6 +53,22 @@ public final class OffsetLedger {
     }
     String truncate = s.summary().get(truncateKey(sinkId));
     return new SinkOffsets(decode(json), truncate == null ? null : Long.parseLong(truncate), s.snapshotId());
+  }
+
+  /**
+   * Whether {@code now} holds the same offsets as {@code before} for every one of {@code partitions}
+   * and the same truncate watermark: commits in between came from workers owning other partitions.
+   */
+  public static boolean untouched(SinkOffsets before, SinkOffsets now, Collection<TopicPartition> partitions) {
+    if (!Objects.equals(before.truncateLsn(), now.truncateLsn())) {
+      return false;
+    }
+    for (TopicPartition tp : partitions) {
+      if (before.nextOffset(tp) != now.nextOffset(tp)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The parent's map with this batch's next offsets laid over it. */
