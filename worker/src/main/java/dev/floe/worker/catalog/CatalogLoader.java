@@ -56,6 +56,7 @@ public final class CatalogLoader {
     if (spec.warehouse() != null && spec.type() != dev.floe.worker.config.CatalogType.LOCAL) {
       p.put(CatalogProperties.WAREHOUSE_LOCATION, spec.warehouse());
     }
+    p.putAll(secrets.secretDirectory("table.catalog.secretRef", spec.secretRef()));
     p.putAll(secrets.resolveAll("table.catalog.properties", spec.properties()));
     return p;
   }

@@ -1,5 +1,7 @@
 package dev.floe.worker.config;
 
+import io.fabric8.generator.annotation.Min;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.time.Duration;
@@ -9,9 +11,9 @@ import java.time.Duration;
 public record CommitSpec(
     @JsonPropertyDescription("Longest time a batch stays open, e.g. 10s, 1m, 500ms (default 10s).")
         String interval,
-    @JsonPropertyDescription("Most records in one batch (default 500000).") Integer maxRecords,
+    @JsonPropertyDescription("Most records in one batch (default 500000).") @Min(1) Integer maxRecords,
     @JsonPropertyDescription("Most bytes of record payload in one batch (default 256 MiB).")
-        Long maxBytes) {
+        @Min(1) Long maxBytes) {
 
   public static final CommitSpec DEFAULTS = new CommitSpec(null, null, null);
 

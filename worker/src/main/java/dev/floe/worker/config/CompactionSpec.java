@@ -1,5 +1,7 @@
 package dev.floe.worker.config;
 
+import io.fabric8.generator.annotation.Min;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.time.Duration;
@@ -8,11 +10,11 @@ import java.time.Duration;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CompactionSpec(
     @JsonPropertyDescription("Cron schedule of the compaction Job (operator), e.g. \"0 */2 * * *\".") String schedule,
-    @JsonPropertyDescription("Size data files are bin-packed toward, in bytes (default 128 MiB).") Long targetFileSize,
+    @JsonPropertyDescription("Size data files are bin-packed toward, in bytes (default 128 MiB).") @Min(1048576) Long targetFileSize,
     @JsonPropertyDescription("A file group is rewritten when it has at least this many files, or any deletes (default 5).")
-        Integer minInputFiles,
+        @Min(1) Integer minInputFiles,
     @JsonPropertyDescription("Snapshots older than this are expired, e.g. 3d (default 5d).") String expireAfter,
-    @JsonPropertyDescription("Snapshots always kept, however old (default 10).") Integer retainLast,
+    @JsonPropertyDescription("Snapshots always kept, however old (default 10).") @Min(1) Integer retainLast,
     @JsonPropertyDescription("Unreferenced files younger than this are never removed, e.g. 3d (default 3d).") String orphanAfter,
     @JsonPropertyDescription("Rewrite manifests when a snapshot has more than this many (default 50).") Integer maxManifests,
     @JsonPropertyDescription("Rewrite data files (default true).") Boolean rewrite,

@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
  */
 public final class SecretResolver {
   private static final Pattern REF = Pattern.compile("\\$\\{(env|file):([^}]+)}");
+  /** Where the operator mounts referenced Secrets, one directory per Secret. */
+  public static final String SECRETS_DIR = "/etc/floe/secrets";
   private final Function<String, String> env;
 
   public SecretResolver(Function<String, String> env) {
@@ -44,6 +46,34 @@ public final class SecretResolver {
   public Map<String, String> resolveAll(String field, Map<String, String> values) {
     Map<String, String> out = new java.util.LinkedHashMap<>();
     values.forEach((k, v) -> out.put(k, resolve(field + "." + k, v)));
+    return out;
+  }
+
+  /**
+   * The keys of a referenced Secret as properties: one file per key in {@code
+   * $FLOE_SECRETS_DIR/<name>/} (default {@value #SECRETS_DIR}), where the operator mounts it.
+   */
+  public Map<String, String> secretDirectory(String field, String secretName) {
+    Map<String, String> out = new java.util.TreeMap<>();
+    if (secretName == null || secretName.isBlank()) {
+      return out;
+    }
+    String root = env.apply("FLOE_SECRETS_DIR");
+    Path dir = Path.of(root == null || root.isBlank() ? SECRETS_DIR : root, secretName);
+    if (!Files.isDirectory(dir)) {
+      throw new ConfigException(field, "secret " + secretName + " is not mounted at " + dir,
+          "mount the Secret there, or set FLOE_SECRETS_DIR to the directory that holds " + secretName + "/");
+    }
+    try (var files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        String key = f.getFileName().toString();
+        if (!key.startsWith(".") && Files.isRegularFile(f)) { // Kubernetes keeps its ..data links hidden
+          out.put(key, Files.readString(f).strip());
+        }
+      }
+    } catch (IOException e) {
+      throw new ConfigException(field, "cannot read secret " + secretName + " at " + dir + ": " + e.getMessage(), "check the mount");
+    }
     return out;
   }
 

@@ -1,5 +1,7 @@
 package dev.floe.worker.config;
 
+import io.fabric8.generator.annotation.Required;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
@@ -10,9 +12,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SinkSpec(
     @JsonPropertyDescription("The Kafka topics that Debezium writes the source table's changes to.")
-        SourceSpec source,
+        @Required SourceSpec source,
     @JsonPropertyDescription("The Iceberg table kept equal to the source, and its catalog.")
-        TableSpec table,
+        @Required TableSpec table,
     @JsonPropertyDescription("When a batch of changes is closed and committed as one snapshot.")
         CommitSpec commit,
     @JsonPropertyDescription("Where records that cannot be decoded or applied are sent, with the reason.")

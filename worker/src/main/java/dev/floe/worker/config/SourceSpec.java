@@ -1,5 +1,8 @@
 package dev.floe.worker.config;
 
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.List;
@@ -7,14 +10,16 @@ import java.util.Map;
 
 /** The Kafka side of a sink: brokers, the change topics and the consumer group. */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
+@ValidationRule(value = "(has(self.topics) && size(self.topics) > 0) != (has(self.topicPattern) && size(self.topicPattern) > 0)",
+    message = "give exactly one of topics and topicPattern")
 public record SourceSpec(
-    @JsonPropertyDescription("Kafka bootstrap servers, host:port[,host:port].") String bootstrapServers,
+    @JsonPropertyDescription("Kafka bootstrap servers, host:port[,host:port].") @Required String bootstrapServers,
     @JsonPropertyDescription("Change topics to read; either this or topicPattern.") List<String> topics,
     @JsonPropertyDescription("A regular expression of change topics to read; either this or topics.")
         String topicPattern,
     @JsonPropertyDescription(
             "Consumer group; also the identity under which the sink records its offsets in the table.")
-        String groupId,
+        @Required String groupId,
     @JsonPropertyDescription("Name of a Secret whose keys are extra Kafka client properties (SASL, TLS).")
         String kafkaSecretRef,
     @JsonPropertyDescription("Extra Kafka consumer properties; values may be ${env:NAME} or ${file:/path}.")

@@ -1,5 +1,10 @@
 package dev.floe.worker.config;
 
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.floe.worker.fold.MergeRule;
@@ -11,7 +16,7 @@ import java.util.Map;
 public record TableSpec(
     @JsonPropertyDescription("The catalog that holds the table.") CatalogSpec catalog,
     @JsonPropertyDescription("Table identifier, namespace.table (for example analytics.orders).")
-        String name,
+        @Required @Pattern("^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+$") String name,
     @JsonPropertyDescription(
             "Primary-key columns; by default the columns of the Debezium key record.")
         List<String> primaryKey,
@@ -20,7 +25,7 @@ public record TableSpec(
                 + " bucket(N, c), truncate(W, c).")
         List<String> partitionBy,
     @JsonPropertyDescription("Iceberg format version of a new table: 2 or 3 (default 2).")
-        Integer formatVersion,
+        @Min(2) @Max(3) Integer formatVersion,
     @JsonPropertyDescription("How upserts and deletes are written: equality-deletes (default) or position-deletes.")
         WriteMode writeMode,
     @JsonPropertyDescription(

@@ -66,7 +66,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     this.engine = engine;
     this.metrics = metrics;
     this.batch = new OpenBatch(spec.commit());
-    Map<String, String> extra = secrets.resolveAll("source.properties", spec.source().properties());
+    Map<String, String> extra = secrets.secretDirectory("source.kafkaSecretRef", spec.source().kafkaSecretRef());
+    extra.putAll(secrets.resolveAll("source.properties", spec.source().properties()));
     this.consumer = new KafkaConsumer<>(consumerProperties(extra), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     if (spec.deadLetter() != null && spec.deadLetter().topic() != null) {
       this.producer = new KafkaProducer<>(producerProperties(extra), new ByteArraySerializer(), new ByteArraySerializer());

@@ -1,0 +1,24 @@
+package dev.floe.operator.model;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/** A Debezium change stream kept equal in an Iceberg table by lag-scaled Floe workers. */
+@Group("floe.dev")
+@Version("v1alpha1")
+@ShortNames("cdcs")
+@AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Lag", jsonPath = ".status.lag.total", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Replicas", jsonPath = ".status.replicas", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Table", jsonPath = ".spec.table.name", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+public class CdcSink extends CustomResource<CdcSinkSpec, CdcSinkStatus> implements Namespaced {
+  @Override
+  protected CdcSinkStatus initStatus() {
+    return new CdcSinkStatus();
+  }
+}
