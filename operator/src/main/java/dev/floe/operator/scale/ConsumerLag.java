@@ -1,0 +1,23 @@
+package dev.floe.operator.scale;
+
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.common.TopicPartition;
+
+/** The lag of a sink's consumer group: records per partition not yet committed by its workers. */
+public record ConsumerLag(Map<TopicPartition, Long> partitions) {
+  public ConsumerLag {
+    partitions = Map.copyOf(partitions);
+  }
+
+  public long total() {
+    return partitions.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** Lag per "topic-partition", sorted, as status shows it. */
+  public Map<String, Long> byName() {
+    Map<String, Long> out = new TreeMap<>();
+    partitions.forEach((tp, lag) -> out.put(tp.toString(), lag));
+    return out;
+  }
+}
