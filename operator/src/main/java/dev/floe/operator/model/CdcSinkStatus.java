@@ -27,6 +27,9 @@ public class CdcSinkStatus {
   @JsonPropertyDescription("Last time the lag was above the activation lag (RFC 3339).")
   public String lastActiveTime;
 
+  @JsonPropertyDescription("Last time the lag asked for at least the workers running (RFC 3339); scale-down waits for a stabilization window after it.")
+  public String lastBusyTime;
+
   @JsonPropertyDescription("Last time the worker count changed (RFC 3339).")
   public String lastScaleTime;
 

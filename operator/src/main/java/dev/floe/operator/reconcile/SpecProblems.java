@@ -1,0 +1,51 @@
+package dev.floe.operator.reconcile;
+
+import dev.floe.operator.model.CdcSinkSpec;
+import dev.floe.operator.model.ScalingSpec;
+import dev.floe.worker.config.ConfigProblem;
+import dev.floe.worker.config.SinkSpecValidator;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What is wrong with a CdcSink spec, field by field with an example of right: the worker's own
+ * config checks plus the operator's. Catches what the CRD schema cannot (or what an API server
+ * without CEL let through).
+ */
+public final class SpecProblems {
+  private SpecProblems() {}
+
+  public static List<ConfigProblem> of(CdcSinkSpec spec) {
+    if (spec == null) {
+      return List.of(new ConfigProblem("spec", "is required", "spec: {source: ..., table: ...}"));
+    }
+    List<ConfigProblem> out = new ArrayList<>(SinkSpecValidator.problems(spec.sinkSpec()));
+    ScalingSpec s = spec.scalingOrDefaults();
+    if (s.minReplicas() < 0) {
+      out.add(new ConfigProblem("scaling.minReplicas", "must be 0 or more", "0"));
+    }
+    if (s.maxReplicas() < 1 || s.maxReplicas() < s.minReplicas()) {
+      out.add(new ConfigProblem("scaling.maxReplicas", "must be at least 1 and at least minReplicas (" + s.minReplicas() + ")", "4"));
+    }
+    if (s.lagPerReplica() < 1) {
+      out.add(new ConfigProblem("scaling.lagPerReplica", "must be at least 1", "10000"));
+    }
+    duration(out, "scaling.idleAfter", s.idleAfter(), "5m", s::idleAfterDuration);
+    duration(out, "scaling.scaleDownStabilization", s.scaleDownStabilization(), "2m", s::scaleDownStabilizationDuration);
+    duration(out, "scaling.pollInterval", s.pollInterval(), "15s", s::pollIntervalDuration);
+    return out;
+  }
+
+  /** One line a person can act on: "table.name: must be namespace.table, got 'orders' (for example: analytics.orders)". */
+  public static String describe(List<ConfigProblem> problems) {
+    return String.join("; ", problems.stream().map(ConfigProblem::toString).toList());
+  }
+
+  private static void duration(List<ConfigProblem> out, String field, String value, String example, Runnable parse) {
+    try {
+      parse.run();
+    } catch (IllegalArgumentException e) {
+      out.add(new ConfigProblem(field, "is not a duration: '" + value + "'", example));
+    }
+  }
+}
