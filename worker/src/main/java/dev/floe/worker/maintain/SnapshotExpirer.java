@@ -26,8 +26,10 @@ final class SnapshotExpirer {
       cutoff = Math.min(cutoff, carrier.timestampMillis());
     }
     int before = count(table);
-    // Files are not deleted here: a worker committing at the same moment may still reference one.
-    // Unreferenced files go with orphan removal, once older than its safety age.
+    // Files are not deleted here. Iceberg's expire-time cleanup deletes a format-v3 Puffin file
+    // when one of its deletion vectors was replaced, although its sibling vectors are still live
+    // (CompactionTest shows it). Unreferenced files go with orphan removal, which goes by
+    // reachability, once older than its safety age.
     table.expireSnapshots().expireOlderThan(cutoff).retainLast(Math.max(1, retainLast)).cleanExpiredFiles(false).commit();
     table.refresh();
     return before - count(table);

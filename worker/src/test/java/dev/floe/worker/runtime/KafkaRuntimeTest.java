@@ -43,7 +43,11 @@ class KafkaRuntimeTest {
     // No truncates here: a TRUNCATE is ordered across partitions by LSN exactly only for full row
     // images; merge rules straddling a truncate that arrives late from another partition cannot be
     // reconstructed (see README). Truncate ordering is covered by the engine's tests.
-    List<Step> steps = OrdersScripts.steps().filter(s -> !(s instanceof Step.Truncate)).list().ofSize(3_000).sample();
+    // while both workers run, both partitions must get changes, or one worker has nothing to commit
+    List<Step> steps;
+    do {
+      steps = OrdersScripts.steps().filter(s -> !(s instanceof Step.Truncate)).list().ofSize(3_000).sample();
+    } while (partitionsTouched(steps.subList(1_000, 2_000)) < OrdersTable.PARTITIONS);
     TestKafka.produce(source.records(steps.subList(0, 1_000), model));
 
     Worker a = Worker.start(spec, warehouse);
@@ -98,6 +102,19 @@ class KafkaRuntimeTest {
         new SourceSpec(TestKafka.bootstrap(), List.of(topic), null, "floe-orders", null, Map.of()),
         new TableSpec(warehouse.spec(), "rt." + topic.replace('.', '_').replace('-', '_'), List.of(), List.of(), 2, null, OrdersTable.RULES, Map.of()),
         new CommitSpec("200ms", 300, null), dlq == null ? null : new DeadLetterSpec(dlq), null);
+  }
+
+  private static long partitionsTouched(List<Step> steps) {
+    return steps.stream().mapMulti((Step s, java.util.function.Consumer<Long> ids) -> {
+      if (s instanceof Step.Upsert u) {
+        ids.accept(u.id());
+      } else if (s instanceof Step.Delete d) {
+        ids.accept(d.id());
+      } else if (s instanceof Step.Rekey r) {
+        ids.accept(r.id());
+        ids.accept(r.newId());
+      }
+    }).map(OrdersTable::partitionOf).distinct().count();
   }
 
   static long applied(SinkSpec spec, LocalWarehouse warehouse) {
