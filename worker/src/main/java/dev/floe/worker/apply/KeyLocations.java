@@ -13,8 +13,9 @@ import org.apache.iceberg.DataFile;
 
 /**
  * The storage of a primary-key index: key → (data file, position). A single {@code long} (or
- * {@code int}) key is stored unboxed, file and position packed into one {@code long}; other keys in
- * a hash map of {@link RowKey}s.
+ * {@code int}) key is stored unboxed, file and position packed into one {@code long}; string, UUID,
+ * decimal and composite keys encoded into one byte arena ({@link EncodedKeys}); any other key in a
+ * hash map of {@link RowKey}s.
  */
 abstract class KeyLocations {
   abstract PrimaryKeyIndex.Location get(RowKey key);
@@ -42,7 +43,14 @@ abstract class KeyLocations {
         default -> {}
       }
     }
-    return new GenericKeys();
+    org.apache.iceberg.types.Type[] types = new org.apache.iceberg.types.Type[layout.keyNames().length];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = layout.schema().findType(layout.keyNames()[i]);
+      if (!EncodedKeys.encodes(types[i])) {
+        return new GenericKeys();
+      }
+    }
+    return new EncodedKeys(types);
   }
 
   /** Any key: a hash map of row keys. */
