@@ -31,7 +31,14 @@ final class CompactCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     SinkSpec spec = config.load();
     CatalogSpec catalog = ConfigOption.catalog(spec);
-    var table = CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment()).loadTable(TableIdentifier.parse(spec.table().name()));
+    var catalogClient = CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment());
+    TableIdentifier id = TableIdentifier.parse(spec.table().name());
+    if (!catalogClient.tableExists(id)) {
+      // A schedule can fire before the sink's first commit creates the table: nothing to do yet.
+      System.out.println("floe compact: table " + id + " does not exist yet; nothing to compact");
+      return 0;
+    }
+    var table = catalogClient.loadTable(id);
     CompactionReport r = new Compactor(table, spec.sinkId(), spec.compaction()).run();
     System.out.print(json ? r.toJson() + "\n" : r.toText());
     if (report != null) {
