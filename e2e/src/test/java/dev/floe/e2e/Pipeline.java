@@ -32,7 +32,8 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * One whole pipeline: the workload's PostgreSQL tables captured by Debezium's PostgreSQL connector
  * (embedded engine) into a real Kafka broker (KRaft, in this JVM), one sink per table run by
- * {@code floe run} child JVMs into a local warehouse with the SQLite catalog.
+ * {@code floe run} child JVMs into a lake: local files with the SQLite catalog, or S3 with the REST
+ * catalog.
  */
 final class Pipeline implements AutoCloseable {
   /** A sink of the pipeline: its config file and what it keeps equal. */
@@ -48,10 +49,14 @@ final class Pipeline implements AutoCloseable {
   private int logs;
 
   Pipeline(Path dir, String name, String schema) throws Exception {
+    this(dir, name, schema, Lake.local(dir));
+  }
+
+  Pipeline(Path dir, String name, String schema, Lake lake) throws Exception {
     this.dir = dir;
     this.prefix = name;
     this.kafka = new EmbeddedKafka();
-    CatalogSpec catalogSpec = CatalogSpec.local(dir.resolve("warehouse").toString());
+    CatalogSpec catalogSpec = lake.catalog();
     this.catalog = CatalogLoader.load("floe", catalogSpec, SecretResolver.fromEnvironment());
     add("orders", schema + ".orders", List.of("id"), 4, new TableSpec(catalogSpec, "lake.orders", List.of(), List.of("region"), 2,
         WriteMode.EQUALITY_DELETES, Map.of(), Map.of()));
@@ -160,6 +165,18 @@ final class Pipeline implements AutoCloseable {
       }
     }
     return out.toString();
+  }
+
+  /** Whether any worker's log has a line containing {@code text}. */
+  boolean logsContain(String text) throws java.io.IOException {
+    try (var files = Files.list(dir)) {
+      for (Path log : files.filter(f -> f.getFileName().toString().startsWith("worker-")).toList()) {
+        if (Files.readString(log).contains(text)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   long captured() {

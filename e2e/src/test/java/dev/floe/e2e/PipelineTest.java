@@ -166,6 +166,34 @@ class PipelineTest {
     }
   }
 
+  @Test
+  void outagesOfTheRestCatalogAndOfS3AreRiddenOutAndLoseNothing() throws Exception {
+    Workload workload = workload();
+    int outages = LONG ? 6 : 2;
+    try (RestS3Lake lake = new RestS3Lake(dir); Pipeline pipeline = new Pipeline(dir, "e2e" + scenario, schema(), lake)) {
+      pipeline.startCapture();
+      pipeline.sinks.keySet().forEach(pipeline::startWorker);
+      workload.run(STATEMENTS / (outages + 1));
+      for (int i = 0; i < outages; i++) {
+        boolean catalog = i % 2 == 0;
+        if (catalog) {
+          lake.stopCatalog();
+        } else {
+          lake.stopS3();
+        }
+        workload.run(STATEMENTS / (outages + 1)); // changes keep coming while the lake is away
+        Thread.sleep(5_000); // the workers' commits fail and back off meanwhile
+        if (catalog) {
+          lake.startCatalog();
+        } else {
+          lake.startS3();
+        }
+      }
+      thenTheLakeEqualsTheSource(pipeline, outages);
+      assertThat(pipeline.logsContain("retrying with backoff")).as("the workers did meet the outages").isTrue();
+    }
+  }
+
   // ---- steps
 
   private Workload workload() throws Exception {

@@ -24,7 +24,11 @@ public final class Floe implements Runnable {
   }
 
   private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
-    cmd.getErr().println("floe: " + e.getMessage());
+    StringBuilder message = new StringBuilder("floe: " + e.getMessage());
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      message.append("\n  caused by: ").append(c);
+    }
+    cmd.getErr().println(message);
     return e instanceof dev.floe.worker.config.ConfigException ? 2 : 1;
   }
 }

@@ -5,6 +5,7 @@ import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.engine.SinkEngine;
+import dev.floe.worker.runtime.CatalogConnector;
 import dev.floe.worker.runtime.HealthServer;
 import dev.floe.worker.runtime.SinkRunner;
 import dev.floe.worker.runtime.WorkerMetrics;
@@ -13,6 +14,9 @@ import sun.misc.Signal;
 import sun.misc.SignalHandler;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.iceberg.catalog.Catalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -40,9 +44,28 @@ final class RunCommand implements Callable<Integer> {
     SinkSpec spec = config.load();
     SecretResolver secrets = SecretResolver.fromEnvironment();
     CatalogSpec catalog = ConfigOption.catalog(spec);
-    SinkEngine engine = new SinkEngine(spec, CatalogLoader.load("floe", catalog, secrets));
     WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
-    SinkRunner runner = new SinkRunner(spec, engine, metrics, secrets);
+    AtomicReference<SinkRunner> running = new AtomicReference<>();
+    AtomicBoolean stopping = new AtomicBoolean();
+    // Until the runner exists, SIGTERM only ends the wait for the catalog.
+    SignalHandler early = signal -> stopping.set(true);
+    Signal.handle(new Signal("TERM"), early);
+    Signal.handle(new Signal("INT"), early);
+    try (HealthServer http = new HealthServer(port, () -> running.get() == null || running.get().isRunning(),
+        () -> running.get() != null && running.get().isReady(), metrics::scrape)) {
+      LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(), spec.source().topics(), spec.table().name(), http.port());
+      Catalog icebergCatalog = CatalogConnector.connect(() -> CatalogLoader.load("floe", catalog, secrets), stopping::get);
+      if (icebergCatalog == null) {
+        LOG.info("stopped before the catalog could be reached");
+        return 0;
+      }
+      SinkRunner runner = new SinkRunner(spec, new SinkEngine(spec, icebergCatalog), metrics, secrets);
+      running.set(runner);
+      return runUntilStopped(runner, stopping);
+    }
+  }
+
+  private int runUntilStopped(SinkRunner runner, AtomicBoolean stopRequested) {
     CountDownLatch done = new CountDownLatch(1);
     // Handle SIGTERM ourselves rather than in a shutdown hook, so a clean stop can exit 0.
     SignalHandler stop = signal -> {
@@ -64,8 +87,10 @@ final class RunCommand implements Callable<Integer> {
     };
     Signal.handle(new Signal("TERM"), stop);
     Signal.handle(new Signal("INT"), stop);
-    try (HealthServer http = new HealthServer(port, runner::isRunning, runner::isReady, metrics::scrape)) {
-      LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(), spec.source().topics(), spec.table().name(), http.port());
+    if (stopRequested.get()) { // SIGTERM arrived before this handler was in place
+      runner.stop();
+    }
+    try {
       runner.run();
       return 0;
     } finally {

@@ -1,0 +1,42 @@
+package dev.floe.worker.runtime;
+
+import dev.floe.worker.config.ConfigException;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.apache.iceberg.catalog.Catalog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Connects to the catalog at start-up, waiting out an outage (a REST catalog that is restarting,
+ * a database failing over) with backoff instead of exiting: a worker started during an outage
+ * begins once the catalog is back. A wrong config fails at once.
+ */
+public final class CatalogConnector {
+  private static final Logger LOG = LoggerFactory.getLogger(CatalogConnector.class);
+  private static final Duration FIRST = Duration.ofSeconds(1);
+  private static final Duration MAX = Duration.ofSeconds(30);
+
+  private CatalogConnector() {}
+
+  /** @return the catalog, or null when {@code stopping} turned true before it could be reached */
+  public static Catalog connect(Supplier<Catalog> connect, BooleanSupplier stopping) throws InterruptedException {
+    OutageLog outage = new OutageLog(LOG, "catalog");
+    Duration backoff = FIRST;
+    while (!stopping.getAsBoolean()) {
+      try {
+        Catalog catalog = connect.get();
+        outage.succeeded();
+        return catalog;
+      } catch (ConfigException | IllegalArgumentException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        outage.failed(e);
+        Thread.sleep(backoff.toMillis());
+        backoff = backoff.multipliedBy(2).compareTo(MAX) > 0 ? MAX : backoff.multipliedBy(2);
+      }
+    }
+    return null;
+  }
+}
