@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** {@code floe run} (or any floe command) in a child JVM, as a pod runs it. */
-final class WorkerProcess {
+public final class WorkerProcess {
   private final Process process;
   final Path log;
 
@@ -17,8 +17,15 @@ final class WorkerProcess {
   }
 
   static WorkerProcess start(Path log, String... args) {
+    return start(log, List.of("-Xmx512m", "-XX:+UseSerialGC"), args);
+  }
+
+  /** @param jvm JVM options (heap, GC, a flight recording) */
+  public static WorkerProcess start(Path log, List<String> jvm, String... args) {
     String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC",
+    List<String> command = new ArrayList<>(List.of(java));
+    command.addAll(jvm);
+    command.addAll(List.of(
         // S3Proxy does not know the AWS SDK's newer default checksums; real S3 does not need this
         "-Daws.requestChecksumCalculation=WHEN_REQUIRED", "-Daws.responseChecksumValidation=WHEN_REQUIRED", "-cp", System.getProperty("java.class.path"),
         "dev.floe.worker.cli.Floe"));
@@ -38,13 +45,13 @@ final class WorkerProcess {
   }
 
   /** SIGTERM: the worker finishes or abandons its open batch and exits 0. */
-  int stop() {
+  public int stop() {
     process.destroy();
     return waitFor(60);
   }
 
   /** Waits until the log shows a line containing {@code text} (the worker got partitions, say). */
-  void awaitLog(String text, java.time.Duration timeout) {
+  public void awaitLog(String text, java.time.Duration timeout) {
     org.awaitility.Awaitility.await().atMost(timeout).until(() -> java.nio.file.Files.readString(log).contains(text));
   }
 

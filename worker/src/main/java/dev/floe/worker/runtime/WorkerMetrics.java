@@ -30,6 +30,8 @@ public final class WorkerMetrics {
 
   public WorkerMetrics(String sink) {
     Tags tags = Tags.of("sink", sink);
+    // the JVM's heap, what sizing a worker pod needs
+    new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
     consumed = Counter.builder("floe.records.consumed").tags(tags).description("Kafka records consumed").register(registry);
     rowsWritten = Counter.builder("floe.rows.upserted").tags(tags).description("rows written (inserted or updated)").register(registry);
     keysDeleted = Counter.builder("floe.rows.deleted").tags(tags).description("keys deleted").register(registry);

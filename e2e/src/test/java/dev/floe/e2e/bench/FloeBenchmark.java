@@ -1,0 +1,270 @@
+package dev.floe.e2e.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.floe.e2e.WorkerProcess;
+import dev.floe.worker.apply.EqualityDeltaWriter;
+import dev.floe.worker.apply.TableLayout;
+import dev.floe.worker.catalog.CatalogLoader;
+import dev.floe.worker.commit.OffsetLedger;
+import dev.floe.worker.config.CatalogSpec;
+import dev.floe.worker.config.CommitSpec;
+import dev.floe.worker.config.SecretResolver;
+import dev.floe.worker.config.SinkConfigLoader;
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.SourceSpec;
+import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.config.WriteMode;
+import dev.floe.worker.decode.DebeziumDecoder;
+import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.quickstart.EmbeddedKafka;
+import dev.floe.worker.quickstart.OrdersStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Floe's speed against its own ceilings, in one run: the {@code orders} workload through a real
+ * Kafka broker into a {@code floe run} child JVM (both write modes), against the same events only
+ * consumed and decoded and the same final rows only appended as Parquet; the full-scan cost of
+ * what each mode wrote against those rows written fresh; heap high-water and files and bytes; and
+ * the contest workload's write and read seconds. Prints a table, writes {@code
+ * target/bench/report.json}, a PNG of throughput and lag per mode, and, where Floe is slower than
+ * its consume-and-decode ceiling by more than 2×, the hottest code from a JFR recording.
+ * {@code ./bench} runs the default size; CI runs a smoke size.
+ */
+class FloeBenchmark {
+  static final Path OUT = Path.of("target/bench");
+  static final int PARTITIONS = 4;
+
+  @Test
+  void ordersAndContest() throws Exception {
+    BenchSize size = BenchSize.fromSystemProperty();
+    Files.createDirectories(OUT);
+    Path work = Files.createTempDirectory("floe-bench");
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("size", size);
+    report.put("machine", Map.of("cpus", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version")));
+    try (EmbeddedKafka kafka = new EmbeddedKafka()) {
+      String topic = "bench.public.orders";
+      kafka.createTopic(topic, PARTITIONS);
+      OrdersStream stream = new OrdersStream(topic, size.orderKeys(), PARTITIONS, 2026);
+      long produced = produce(kafka, stream, size.orderEvents());
+      double decodeRate = consumeAndDecode(kafka, topic, produced);
+      report.put("orders.records", produced);
+      report.put("ceiling.consumeAndDecode.recordsPerSecond", Math.round(decodeRate));
+      List<String> table = new ArrayList<>();
+      for (WriteMode mode : WriteMode.values()) {
+        Map<String, Object> r = orders(kafka, topic, stream, produced, mode, work.resolve(mode.name().toLowerCase(Locale.ROOT)), decodeRate);
+        report.put("orders." + mode.name().toLowerCase(Locale.ROOT), r);
+        table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling  %5.2fx of append ceiling  scan %6.2fx fresh  heap max %4d MiB  %3d data + %3d delete files, %6.1f MiB",
+            mode.name().toLowerCase(Locale.ROOT), r.get("recordsPerSecond"), r.get("ratioToDecodeCeiling"), r.get("ratioToAppendCeiling"),
+            r.get("scanRatioToFresh"), ((Number) r.get("heapHighWaterBytes")).longValue() >> 20, r.get("dataFiles"), r.get("deleteFiles"),
+            ((Number) r.get("tableBytes")).longValue() / 1048576.0));
+      }
+      for (WriteMode mode : WriteMode.values()) {
+        Map<String, Object> c = Contest.run(work.resolve("contest-" + mode.name().toLowerCase(Locale.ROOT)), size.contestBase(), size.contestBatch(), mode);
+        report.put("contest." + mode.name().toLowerCase(Locale.ROOT), c);
+        table.add(String.format(Locale.ROOT, "  contest %-9s %,d base + 10 x %,d upserts: write %.1f s, read %.1f s (%,d rows, checked)",
+            mode.name().toLowerCase(Locale.ROOT), size.contestBase(), size.contestBatch(), c.get("writeSeconds"), c.get("readSeconds"), c.get("rows")));
+      }
+      Files.writeString(OUT.resolve("report.json"), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
+      System.out.printf(Locale.ROOT, "%nFloe benchmark (%s): orders %,d records over %,d keys, %d partitions; consume+decode ceiling %,.0f rec/s%n%s%n"
+          + "report: %s, charts: %s/orders-*.png%n", size.name(), produced, size.orderKeys(), PARTITIONS, decodeRate, String.join("\n", table),
+          OUT.resolve("report.json").toAbsolutePath(), OUT.toAbsolutePath());
+    }
+  }
+
+  private static long produce(EmbeddedKafka kafka, OrdersStream stream, int events) throws Exception {
+    long n = 0;
+    try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "linger.ms", "20",
+        "batch.size", "262144", "compression.type", "lz4"), new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (int done = 0; done < events; done += 10_000) {
+        for (RawRecord r : stream.next(Math.min(10_000, events - done))) {
+          p.send(new ProducerRecord<>(r.topic(), r.partition(), r.key(), r.value()));
+          n++;
+        }
+      }
+      p.flush();
+    }
+    return n;
+  }
+
+  /** The ceiling: the same records only consumed from Kafka and decoded, in one thread as a worker does. */
+  private static double consumeAndDecode(EmbeddedKafka kafka, String topic, long produced) {
+    DebeziumDecoder decoder = new DebeziumDecoder(List.of());
+    long seen = 0;
+    long t0 = System.nanoTime();
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(),
+        "max.poll.records", "5000", "fetch.max.bytes", "67108864"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> parts = new ArrayList<>();
+      for (int p = 0; p < PARTITIONS; p++) {
+        parts.add(new TopicPartition(topic, p));
+      }
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      while (seen < produced) {
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+          decoder.decode(new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value()), null);
+          seen++;
+        }
+      }
+    }
+    return seen / ((System.nanoTime() - t0) / 1e9);
+  }
+
+  private static Map<String, Object> orders(EmbeddedKafka kafka, String topic, OrdersStream stream, long produced, WriteMode mode, Path dir,
+      double decodeRate) throws Exception {
+    Files.createDirectories(dir);
+    CatalogSpec catalogSpec = CatalogSpec.local(dir.resolve("warehouse").toString());
+    SinkSpec spec = new SinkSpec(new SourceSpec(kafka.bootstrapServers(), List.of(topic), null, "floe-bench-" + mode.name().toLowerCase(Locale.ROOT), null,
+        Map.of("auto.offset.reset", "earliest")),
+        new TableSpec(catalogSpec, "bench.orders", List.of(), List.of(), mode == WriteMode.POSITION_DELETES ? 3 : 2, mode, Map.of(), Map.of()),
+        new CommitSpec("5s", 250_000, null), null, null);
+    Path config = dir.resolve("sink.yaml");
+    Files.writeString(config, SinkConfigLoader.toYaml(spec));
+    int port = freePort();
+    Path jfr = dir.resolve("worker.jfr");
+    WorkerProcess worker = WorkerProcess.start(dir.resolve("worker.log"),
+        List.of("-Xmx2g", "-XX:+UseParallelGC", "-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true"),
+        "run", "--config", config.toString(), "--port", String.valueOf(port), "--grace", "30");
+    Catalog catalog = CatalogLoader.load("floe", catalogSpec, SecretResolver.fromEnvironment());
+    TableIdentifier id = TableIdentifier.parse("bench.orders");
+    worker.awaitLog("assigned", Duration.ofMinutes(2)); // the first poll
+    List<Sampler.Sample> samples = new Sampler(port).until(produced, () -> applied(catalog, id, spec.sinkId()), Duration.ofMillis(500), Duration.ofHours(2));
+    double seconds = samples.get(samples.size() - 1).seconds();
+    long heapMax = samples.stream().mapToLong(Sampler.Sample::heapBytes).max().orElse(-1);
+    assertThat(worker.stop()).isZero();
+    Chart.throughputAndLag(OUT.resolve("orders-" + mode.name().toLowerCase(Locale.ROOT) + ".png"),
+        "orders, " + mode.name().toLowerCase(Locale.ROOT) + ": throughput and lag", samples);
+
+    Table table = catalog.loadTable(id);
+    checkEqualsSource(table, stream.rows());
+    double scan = scanSeconds(table);
+    Table fresh = freshCopy(catalog, table, spec.table());
+    double[] freshTimes = freshWriteAndScan(fresh, table, spec.table());
+    Snapshot s = table.currentSnapshot();
+    double rate = produced / seconds;
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("seconds", seconds);
+    r.put("recordsPerSecond", rate);
+    r.put("ratioToDecodeCeiling", rate / decodeRate);
+    r.put("appendCeilingRowsPerSecond", stream.rows().size() / freshTimes[0]);
+    r.put("ratioToAppendCeiling", rate / (stream.rows().size() / freshTimes[0]));
+    r.put("scanSeconds", scan);
+    r.put("freshScanSeconds", freshTimes[1]);
+    r.put("scanRatioToFresh", scan / freshTimes[1]);
+    r.put("heapHighWaterBytes", heapMax);
+    r.put("rows", stream.rows().size());
+    r.put("dataFiles", Integer.parseInt(s.summary().getOrDefault("total-data-files", "0")));
+    r.put("deleteFiles", Integer.parseInt(s.summary().getOrDefault("total-delete-files", "0")));
+    r.put("tableBytes", Long.parseLong(s.summary().getOrDefault("total-files-size", "0")));
+    r.put("snapshots", count(table.snapshots()));
+    if (rate < decodeRate / 2) {
+      r.put("profile.hotMethodsPercent", Profile.hotMethods(jfr, 12));
+      r.put("profile.floeClassesPercentInclusive", Profile.floeClasses(jfr, 12));
+    }
+    r.put("jfr", jfr.toString());
+    return r;
+  }
+
+  private static long applied(Catalog catalog, TableIdentifier id, String sinkId) {
+    if (!catalog.tableExists(id)) {
+      return 0;
+    }
+    return OffsetLedger.read(catalog.loadTable(id), sinkId).next().values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  private static void checkEqualsSource(Table table, Map<Long, Map<String, Object>> source) throws IOException {
+    Map<Long, BigDecimal> lake = new HashMap<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).select("id", "amount").build()) {
+      for (Record r : rows) {
+        assertThat(lake.put((Long) r.getField("id"), (BigDecimal) r.getField("amount"))).as("no duplicate keys").isNull();
+      }
+    }
+    Map<Long, BigDecimal> expected = new HashMap<>();
+    source.forEach((k, row) -> expected.put(k, (BigDecimal) row.get("amount")));
+    assertThat(lake).isEqualTo(expected);
+  }
+
+  private static double scanSeconds(Table table) throws IOException {
+    long t0 = System.nanoTime();
+    long n = 0;
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      for (Record ignored : rows) {
+        n++;
+      }
+    }
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  private static Table freshCopy(Catalog catalog, Table like, TableSpec spec) {
+    TableIdentifier id = TableIdentifier.parse("bench.orders_fresh");
+    if (catalog.tableExists(id)) {
+      catalog.dropTable(id, true);
+    }
+    return catalog.buildTable(id, like.schema()).withPartitionSpec(like.spec()).withProperties(like.properties()).create();
+  }
+
+  /** The append ceiling: the same final rows written once as Parquet, and their full scan; seconds of each. */
+  private static double[] freshWriteAndScan(Table fresh, Table source, TableSpec spec) throws IOException {
+    TableLayout layout = TableLayout.of(fresh, spec);
+    List<Object[]> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records = IcebergGenerics.read(source).build()) {
+      for (Record r : records) {
+        rows.add(layout.valuesOf(r));
+      }
+    }
+    long t0 = System.nanoTime();
+    AppendFiles append = fresh.newAppend();
+    EqualityDeltaWriter.writeRows(fresh, layout, rows).forEach(append::appendFile);
+    append.commit();
+    double write = (System.nanoTime() - t0) / 1e9;
+    fresh.refresh();
+    return new double[] {write, scanSeconds(fresh)};
+  }
+
+  private static int count(Iterable<?> items) {
+    int n = 0;
+    for (Object ignored : items) {
+      n++;
+    }
+    return n;
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package dev.floe.e2e.bench;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * Samples a running worker every interval: records applied (from the table's offsets), lag (events
+ * produced minus applied), and the heap it uses (from its Prometheus endpoint).
+ */
+final class Sampler {
+  /** One sample: seconds since start, records applied, lag, worker heap bytes. */
+  record Sample(double seconds, long applied, long lag, long heapBytes) {}
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final List<Sample> samples = new ArrayList<>();
+  private final URI metrics;
+
+  Sampler(int port) {
+    this.metrics = URI.create("http://127.0.0.1:" + port + "/metrics");
+  }
+
+  /** Samples until everything produced is applied; returns the samples. */
+  List<Sample> until(long produced, LongSupplier applied, Duration interval, Duration timeout) throws Exception {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      long a = applied.getAsLong();
+      samples.add(new Sample((System.nanoTime() - start) / 1e9, a, produced - a, heap()));
+      if (a >= produced) {
+        return samples;
+      }
+      Thread.sleep(interval.toMillis());
+    }
+    throw new AssertionError("the worker did not catch up within " + timeout + "; last sample " + samples.get(samples.size() - 1));
+  }
+
+  /** Sum of jvm_memory_used_bytes over the heap pools, or -1 when the endpoint does not answer. */
+  private long heap() {
+    try {
+      String text = http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
+      long sum = 0;
+      for (String line : text.split("\n")) {
+        if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+          sum += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+      }
+      return sum;
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+}
