@@ -76,13 +76,15 @@ class FloeBenchmark {
     try (EmbeddedKafka kafka = new EmbeddedKafka()) {
       String topic = "bench.public.orders";
       kafka.createTopic(topic, PARTITIONS);
+      // -Dfloe.bench.only=orders|contest runs one workload
+      String only = System.getProperty("floe.bench.only", "");
       OrdersStream stream = new OrdersStream(topic, size.orderKeys(), PARTITIONS, 2026);
-      long produced = produce(kafka, stream, size.orderEvents());
-      double decodeRate = consumeAndDecode(kafka, topic, produced);
+      long produced = only.equals("contest") ? 0 : produce(kafka, stream, size.orderEvents());
+      double decodeRate = only.equals("contest") ? 0 : consumeAndDecode(kafka, topic, produced);
       report.put("orders.records", produced);
       report.put("ceiling.consumeAndDecode.recordsPerSecond", Math.round(decodeRate));
       List<String> table = new ArrayList<>();
-      for (WriteMode mode : WriteMode.values()) {
+      for (WriteMode mode : only.equals("contest") ? new WriteMode[0] : WriteMode.values()) {
         Map<String, Object> r = orders(kafka, topic, stream, produced, mode, work.resolve(mode.name().toLowerCase(Locale.ROOT)), decodeRate);
         report.put("orders." + mode.name().toLowerCase(Locale.ROOT), r);
         table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling  %5.2fx of append ceiling  scan %6.2fx fresh  heap max %4d MiB  %3d data + %3d delete files, %6.1f MiB",
@@ -90,13 +92,13 @@ class FloeBenchmark {
             r.get("scanRatioToFresh"), ((Number) r.get("heapHighWaterBytes")).longValue() >> 20, r.get("dataFiles"), r.get("deleteFiles"),
             ((Number) r.get("tableBytes")).longValue() / 1048576.0));
       }
-      for (WriteMode mode : WriteMode.values()) {
+      for (WriteMode mode : only.equals("orders") ? new WriteMode[0] : WriteMode.values()) {
         Map<String, Object> c = Contest.run(work.resolve("contest-" + mode.name().toLowerCase(Locale.ROOT)), size.contestBase(), size.contestBatch(), mode);
         report.put("contest." + mode.name().toLowerCase(Locale.ROOT), c);
         table.add(String.format(Locale.ROOT, "  contest %-9s %,d base + 10 x %,d upserts: write %.1f s, read %.1f s (%,d rows, checked)",
             mode.name().toLowerCase(Locale.ROOT), size.contestBase(), size.contestBatch(), c.get("writeSeconds"), c.get("readSeconds"), c.get("rows")));
       }
-      Files.writeString(OUT.resolve("report.json"), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
+      Files.writeString(OUT.resolve(only.isEmpty() ? "report.json" : "report-" + only + ".json"), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
       System.out.printf(Locale.ROOT, "%nFloe benchmark (%s): orders %,d records over %,d keys, %d partitions; consume+decode ceiling %,.0f rec/s%n%s%n"
           + "report: %s, charts: %s/orders-*.png%n", size.name(), produced, size.orderKeys(), PARTITIONS, decodeRate, String.join("\n", table),
           OUT.resolve("report.json").toAbsolutePath(), OUT.toAbsolutePath());
