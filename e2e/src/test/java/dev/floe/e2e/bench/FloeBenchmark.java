@@ -170,9 +170,14 @@ class FloeBenchmark {
 
     Table table = catalog.loadTable(id);
     checkEqualsSource(table, stream.rows());
-    double scan = scanSeconds(table);
-    Table fresh = freshCopy(catalog, table, spec.table());
-    double[] freshTimes = freshWriteAndScan(fresh, table, spec.table());
+    // each baseline runs twice and keeps the faster run: the first pays for this JVM's warm-up
+    double scan = Math.min(scanSeconds(table), scanSeconds(table));
+    double[] freshTimes = {Double.MAX_VALUE, Double.MAX_VALUE};
+    for (int round = 0; round < 2; round++) {
+      double[] t = freshWriteAndScan(freshCopy(catalog, table, spec.table()), table, spec.table());
+      freshTimes[0] = Math.min(freshTimes[0], t[0]);
+      freshTimes[1] = Math.min(freshTimes[1], t[1]);
+    }
     Snapshot s = table.currentSnapshot();
     double rate = produced / seconds;
     Map<String, Object> r = new LinkedHashMap<>();
