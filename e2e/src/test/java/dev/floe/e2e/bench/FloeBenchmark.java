@@ -150,7 +150,7 @@ class FloeBenchmark {
     SinkSpec spec = new SinkSpec(new SourceSpec(kafka.bootstrapServers(), List.of(topic), null, "floe-bench-" + mode.name().toLowerCase(Locale.ROOT), null,
         Map.of("auto.offset.reset", "earliest")),
         new TableSpec(catalogSpec, "bench.orders", List.of(), List.of(), mode == WriteMode.POSITION_DELETES ? 3 : 2, mode, Map.of(), Map.of()),
-        new CommitSpec("5s", 250_000, null), null, null);
+        new CommitSpec("1s", 250_000, null), null, null); // a backlog fills batches by count; the tail waits at most 1 s
     Path config = dir.resolve("sink.yaml");
     Files.writeString(config, SinkConfigLoader.toYaml(spec));
     int port = freePort();
