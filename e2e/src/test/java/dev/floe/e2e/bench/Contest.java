@@ -57,28 +57,28 @@ final class Contest {
       int size = b < 0 ? base / baseChunks : batchSize;
       // a worker closes a batch at 500,000 records by default: a larger upsert batch commits in parts
       for (int part = 0; part < size; part += MAX_RECORDS) {
-      List<RawRecord> batch = new ArrayList<>();
-      for (int i = part; i < Math.min(size, part + MAX_RECORDS); i++) {
-        UUID key = b < 0 ? new UUID(random.nextLong(), random.nextLong()) : keys.get(random.nextInt(keys.size()));
-        if (b < 0) {
-          keys.add(key);
+        List<RawRecord> batch = new ArrayList<>();
+        for (int i = part; i < Math.min(size, part + MAX_RECORDS); i++) {
+          UUID key = b < 0 ? new UUID(random.nextLong(), random.nextLong()) : keys.get(random.nextInt(keys.size()));
+          if (b < 0) {
+            keys.add(key);
+          }
+          long req = random.nextInt(1000);
+          requests.merge(key, req, Long::sum);
+          Map<String, Object> row = new HashMap<>();
+          row.put("uuid", key);
+          row.put("ip", "10." + random.nextInt(255) + ".0.1");
+          row.put("hostname", "host-" + random.nextInt(10_000));
+          row.put("requests", req);
+          row.put("name", random.nextInt(4) == 0 ? null : "name-" + random.nextInt(100_000));
+          row.put("city", "city-" + random.nextInt(500));
+          row.put("job", "job-" + random.nextInt(50));
+          row.put("phonenum", String.valueOf(13_000_000_000L + random.nextInt(1_000_000_000)));
+          batch.add(source.insert(Math.floorMod(key.hashCode(), 4), row));
         }
-        long req = random.nextInt(1000);
-        requests.merge(key, req, Long::sum);
-        Map<String, Object> row = new HashMap<>();
-        row.put("uuid", key);
-        row.put("ip", "10." + random.nextInt(255) + ".0.1");
-        row.put("hostname", "host-" + random.nextInt(10_000));
-        row.put("requests", req);
-        row.put("name", random.nextInt(4) == 0 ? null : "name-" + random.nextInt(100_000));
-        row.put("city", "city-" + random.nextInt(500));
-        row.put("job", "job-" + random.nextInt(50));
-        row.put("phonenum", String.valueOf(13_000_000_000L + random.nextInt(1_000_000_000)));
-        batch.add(source.insert(Math.floorMod(key.hashCode(), 4), row));
-      }
-      long t0 = System.nanoTime();
-      engine.apply(batch, DeadLetters.DISCARD);
-      writeNanos += System.nanoTime() - t0;
+        long t0 = System.nanoTime();
+        engine.apply(batch, DeadLetters.DISCARD);
+        writeNanos += System.nanoTime() - t0;
       }
     }
     long t1 = System.nanoTime();
