@@ -84,7 +84,7 @@ class FloeBenchmark {
       report.put("orders.records", produced);
       report.put("ceiling.consumeAndDecode.recordsPerSecond", Math.round(decodeRate));
       List<String> table = new ArrayList<>();
-      for (WriteMode mode : only.equals("contest") ? new WriteMode[0] : WriteMode.values()) {
+      for (WriteMode mode : only.equals("contest") ? new WriteMode[0] : modes()) {
         Map<String, Object> r = orders(kafka, topic, stream, produced, mode, work.resolve(mode.name().toLowerCase(Locale.ROOT)), decodeRate);
         report.put("orders." + mode.name().toLowerCase(Locale.ROOT), r);
         table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling  %5.2fx of append ceiling  scan %6.2fx fresh  heap max %4d MiB  %3d data + %3d delete files, %6.1f MiB",
@@ -92,7 +92,7 @@ class FloeBenchmark {
             r.get("scanRatioToFresh"), ((Number) r.get("heapHighWaterBytes")).longValue() >> 20, r.get("dataFiles"), r.get("deleteFiles"),
             ((Number) r.get("tableBytes")).longValue() / 1048576.0));
       }
-      for (WriteMode mode : only.equals("orders") ? new WriteMode[0] : WriteMode.values()) {
+      for (WriteMode mode : only.equals("orders") ? new WriteMode[0] : modes()) {
         Map<String, Object> c = Contest.run(work.resolve("contest-" + mode.name().toLowerCase(Locale.ROOT)), size.contestBase(), size.contestBatch(), mode);
         report.put("contest." + mode.name().toLowerCase(Locale.ROOT), c);
         table.add(String.format(Locale.ROOT, "  contest %-9s %,d base + 10 x %,d upserts: write %.1f s, read %.1f s (%,d rows, checked)",
@@ -103,6 +103,13 @@ class FloeBenchmark {
           + "report: %s, charts: %s/orders-*.png%n", size.name(), produced, size.orderKeys(), PARTITIONS, decodeRate, String.join("\n", table),
           OUT.resolve("report.json").toAbsolutePath(), OUT.toAbsolutePath());
     }
+  }
+
+  /** The write modes to run: all, or those named in -Dfloe.bench.modes (equality_deletes,position_deletes). */
+  private static WriteMode[] modes() {
+    String named = System.getProperty("floe.bench.modes", "");
+    return named.isBlank() ? WriteMode.values()
+        : java.util.Arrays.stream(named.split(",")).map(m -> WriteMode.valueOf(m.strip().toUpperCase(Locale.ROOT))).toArray(WriteMode[]::new);
   }
 
   private static long produce(EmbeddedKafka kafka, OrdersStream stream, int events) throws Exception {
