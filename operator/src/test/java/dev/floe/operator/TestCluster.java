@@ -1,6 +1,5 @@
 package dev.floe.operator;
 
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -63,9 +62,5 @@ public final class TestCluster implements AutoCloseable {
     if (server != null) {
       server.destroy();
     }
-  }
-
-  static CustomResourceDefinition crd(KubernetesClient client) {
-    return client.apiextensions().v1().customResourceDefinitions().withName("cdcsinks.floe.dev").get();
   }
 }

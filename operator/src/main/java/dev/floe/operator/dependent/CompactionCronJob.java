@@ -41,7 +41,7 @@ public class CompactionCronJob extends CRUDKubernetesDependentResource<CronJob, 
         .withNewTemplate()
         .withNewMetadata().withLabels(SinkResources.labels(sink, "compaction"))
         .withAnnotations(Map.of(SinkResources.CONFIG_HASH, SinkResources.configHash(sink))).endMetadata()
-        .withSpec(WorkerPods.pod(sink, image, compact, "Never"))
+        .withSpec(WorkerPods.pod(sink, compact, "Never"))
         .endTemplate()
         .endSpec()
         .endJobTemplate()

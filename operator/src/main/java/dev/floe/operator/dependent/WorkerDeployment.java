@@ -48,7 +48,7 @@ public class WorkerDeployment extends CRUDKubernetesDependentResource<Deployment
         .withAnnotations(Map.of(SinkResources.CONFIG_HASH, SinkResources.configHash(sink),
             "prometheus.io/scrape", "true", "prometheus.io/port", String.valueOf(SinkResources.HTTP_PORT)))
         .endMetadata()
-        .withSpec(WorkerPods.pod(sink, image, worker, "Always"))
+        .withSpec(WorkerPods.pod(sink, worker, "Always"))
         .endTemplate()
         .endSpec()
         .build();

@@ -38,7 +38,7 @@ public final class WorkerPods {
     };
   }
 
-  static PodSpec pod(CdcSink sink, String defaultImage, Container container, String restartPolicy) {
+  static PodSpec pod(CdcSink sink, Container container, String restartPolicy) {
     WorkerPodSpec w = sink.getSpec().workerOrDefaults();
     return new PodSpecBuilder()
         .withContainers(container)

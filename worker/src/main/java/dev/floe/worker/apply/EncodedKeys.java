@@ -2,11 +2,7 @@ package dev.floe.worker.apply;
 
 import dev.floe.worker.fold.RowKey;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import org.apache.iceberg.DataFile;
@@ -21,15 +17,12 @@ import org.apache.iceberg.types.Type;
  * slack counted, against about 200 in a hash map of boxed row keys and locations.
  */
 final class EncodedKeys extends KeyLocations {
-  private static final int POSITION_BITS = 40;
-  private static final long POSITION_MASK = (1L << POSITION_BITS) - 1;
   private static final int EMPTY = 0;
   private static final int REMOVED = -1;
 
   private final Type[] types;
   private final int compactAfterBytes;
-  private final List<DataFile> files = new ArrayList<>();
-  private final Map<String, Integer> fileIds = new HashMap<>();
+  private final PackedFiles files = new PackedFiles();
   /** Slot → arena offset + 1 of the key; {@link #EMPTY} or {@link #REMOVED}. */
   private int[] slots = new int[1 << 10];
   private int[] hashes = new int[1 << 10];
@@ -67,11 +60,7 @@ final class EncodedKeys extends KeyLocations {
 
   @Override
   void put(RowKey key, DataFile file, long position) {
-    int id = fileIds.computeIfAbsent(file.location(), p -> {
-      files.add(file);
-      return files.size() - 1;
-    });
-    long packed = ((long) id << POSITION_BITS) | position;
+    long packed = files.pack(file, position);
     if (garbage > compactAfterBytes && garbage > arenaSize / 2) {
       rehash(slots.length); // reclaim the arena space of removed keys
     }
@@ -110,17 +99,12 @@ final class EncodedKeys extends KeyLocations {
 
   @Override
   void removeFiles(Predicate<String> path) {
-    boolean[] gone = new boolean[files.size()];
-    boolean any = false;
-    for (int i = 0; i < gone.length; i++) {
-      gone[i] = path.test(files.get(i).location());
-      any |= gone[i];
-    }
-    if (!any) {
+    boolean[] gone = files.matching(path);
+    if (gone == null) {
       return;
     }
     for (int i = 0; i < slots.length; i++) {
-      if (slots[i] > 0 && gone[(int) (locations[i] >>> POSITION_BITS)]) {
+      if (slots[i] > 0 && PackedFiles.in(locations[i], gone)) {
         drop(i);
       }
     }
@@ -226,7 +210,7 @@ final class EncodedKeys extends KeyLocations {
   }
 
   private PrimaryKeyIndex.Location location(long packed) {
-    return new PrimaryKeyIndex.Location(files.get((int) (packed >>> POSITION_BITS)), packed & POSITION_MASK);
+    return files.unpack(packed);
   }
 
   /** One column: Iceberg's single-value bytes; several: each as a 4-byte length (-1 for null) and its bytes. */

@@ -88,13 +88,49 @@ abstract class KeyLocations {
     }
   }
 
-  /** One long or int key column: unboxed keys, file id and position packed in one long. */
-  static final class PrimitiveKeys extends KeyLocations {
+  /**
+   * The data files an index points into, each under a small id, and a location packed as file id
+   * and row position in one {@code long}: shared by the unboxed key stores.
+   */
+  static final class PackedFiles {
     private static final int POSITION_BITS = 40; // a trillion rows per file; 2^23 files
+    private static final long POSITION_MASK = (1L << POSITION_BITS) - 1;
+    private final List<DataFile> files = new ArrayList<>();
+    private final Map<String, Integer> ids = new HashMap<>();
+
+    long pack(DataFile file, long position) {
+      int id = ids.computeIfAbsent(file.location(), p -> {
+        files.add(file);
+        return files.size() - 1;
+      });
+      return ((long) id << POSITION_BITS) | position;
+    }
+
+    PrimaryKeyIndex.Location unpack(long packed) {
+      return new PrimaryKeyIndex.Location(files.get((int) (packed >>> POSITION_BITS)), packed & POSITION_MASK);
+    }
+
+    /** Which file ids match, or null when none does. */
+    boolean[] matching(Predicate<String> path) {
+      boolean[] match = new boolean[files.size()];
+      boolean any = false;
+      for (int i = 0; i < match.length; i++) {
+        match[i] = path.test(files.get(i).location());
+        any |= match[i];
+      }
+      return any ? match : null;
+    }
+
+    static boolean in(long packed, boolean[] fileIds) {
+      return fileIds[(int) (packed >>> POSITION_BITS)];
+    }
+  }
+
+  /** One long or int key column: unboxed keys, file and position packed in one long. */
+  static final class PrimitiveKeys extends KeyLocations {
     private final boolean intKey;
     private final LongLongHashMap map = new LongLongHashMap();
-    private final List<DataFile> files = new ArrayList<>();
-    private final Map<String, Integer> fileIds = new HashMap<>();
+    private final PackedFiles files = new PackedFiles();
 
     PrimitiveKeys(boolean intKey) {
       this.intKey = intKey;
@@ -103,20 +139,12 @@ abstract class KeyLocations {
     @Override
     PrimaryKeyIndex.Location get(RowKey key) {
       long k = raw(key);
-      if (!map.containsKey(k)) {
-        return null;
-      }
-      long v = map.get(k);
-      return new PrimaryKeyIndex.Location(files.get((int) (v >>> POSITION_BITS)), v & ((1L << POSITION_BITS) - 1));
+      return map.containsKey(k) ? files.unpack(map.get(k)) : null;
     }
 
     @Override
     void put(RowKey key, DataFile file, long position) {
-      int id = fileIds.computeIfAbsent(file.location(), p -> {
-        files.add(file);
-        return files.size() - 1;
-      });
-      map.put(raw(key), ((long) id << POSITION_BITS) | position);
+      map.put(raw(key), files.pack(file, position));
     }
 
     @Override
@@ -126,14 +154,9 @@ abstract class KeyLocations {
 
     @Override
     void removeFiles(Predicate<String> path) {
-      boolean[] drop = new boolean[files.size()];
-      boolean any = false;
-      for (int i = 0; i < drop.length; i++) {
-        drop[i] = path.test(files.get(i).location());
-        any |= drop[i];
-      }
-      if (any) {
-        map.removeAll((k, v) -> drop[(int) (v >>> POSITION_BITS)]);
+      boolean[] drop = files.matching(path);
+      if (drop != null) {
+        map.removeAll((k, v) -> PackedFiles.in(v, drop));
       }
     }
 
@@ -146,8 +169,7 @@ abstract class KeyLocations {
     void forEach(BiConsumer<RowKey, PrimaryKeyIndex.Location> action) {
       for (LongLongCursor c : map) {
         Object key = intKey ? (Object) (int) c.key : (Object) c.key;
-        action.accept(new RowKey(new Object[] {key}),
-            new PrimaryKeyIndex.Location(files.get((int) (c.value >>> POSITION_BITS)), c.value & ((1L << POSITION_BITS) - 1)));
+        action.accept(new RowKey(new Object[] {key}), files.unpack(c.value));
       }
     }
 
