@@ -152,8 +152,7 @@ class CdcSinkReconcilerTest {
     CdcSink sink = create(sink("refunds"));
     String before = await().until(() -> configHash(sink), h -> h != null);
 
-    client.resources(CdcSink.class).inNamespace(NS).withName(sink.getMetadata().getName())
-        .edit(s -> withSpec(s, new Spec(s.getSpec()).commit(new CommitSpec("30s", null, null)).build()));
+    edit(sink, s -> withSpec(s, new Spec(s.getSpec()).commit(new CommitSpec("30s", null, null)).build()));
 
     await().untilAsserted(() -> assertThat(get(ConfigMap.class, sink.getMetadata().getName() + "-worker-config").orElseThrow()
         .getData().get(SinkResources.CONFIG_FILE)).contains("interval: \"30s\""));
@@ -165,8 +164,7 @@ class CdcSinkReconcilerTest {
     CdcSink sink = create(sink("invoices"));
     String good = await().until(() -> configHash(sink), h -> h != null);
 
-    client.resources(CdcSink.class).inNamespace(NS).withName(sink.getMetadata().getName())
-        .edit(s -> withSpec(s, new Spec(s.getSpec()).tableName("invoices").build()));
+    edit(sink, s -> withSpec(s, new Spec(s.getSpec()).tableName("invoices").build()));
 
     await().untilAsserted(() -> assertThat(condition(sink, "Ready")).hasValueSatisfying(c -> {
       assertThat(c.getStatus()).isEqualTo("False");
@@ -242,6 +240,14 @@ class CdcSinkReconcilerTest {
     sink.setMetadata(new ObjectMetaBuilder().withName(spec.name).withNamespace(NS).build());
     sink.setSpec(spec.build());
     return client.resource(sink).create();
+  }
+
+  /** Edits the sink as kubectl would: a conflict with the operator's status update is retried on the newer version. */
+  private static void edit(CdcSink sink, java.util.function.UnaryOperator<CdcSink> change) {
+    await().ignoreException(io.fabric8.kubernetes.client.KubernetesClientException.class).until(() -> {
+      client.resources(CdcSink.class).inNamespace(NS).withName(sink.getMetadata().getName()).edit(change);
+      return true;
+    });
   }
 
   private static CdcSink withSpec(CdcSink s, CdcSinkSpec spec) {
