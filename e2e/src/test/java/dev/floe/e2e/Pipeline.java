@@ -168,15 +168,18 @@ final class Pipeline implements AutoCloseable {
   }
 
   /** Whether any worker's log has a line containing {@code text}. */
-  boolean logsContain(String text) throws java.io.IOException {
+  /** How many times the workers' logs say {@code text}, over all workers and restarts. */
+  long logCount(String text) throws java.io.IOException {
+    long count = 0;
     try (var files = Files.list(dir)) {
       for (Path log : files.filter(f -> f.getFileName().toString().startsWith("worker-")).toList()) {
-        if (Files.readString(log).contains(text)) {
-          return true;
+        String content = Files.readString(log);
+        for (int at = content.indexOf(text); at >= 0; at = content.indexOf(text, at + text.length())) {
+          count++;
         }
       }
     }
-    return false;
+    return count;
   }
 
   long captured() {

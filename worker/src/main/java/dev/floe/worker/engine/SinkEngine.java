@@ -71,12 +71,19 @@ public final class SinkEngine {
   private static final int PERSIST_EVERY = 20;
   /** Offsets of batches that changed nothing before the table existed; recorded with the first commit. */
   private final Map<TopicPartition, Long> carried = new HashMap<>();
+  private Runnable beforeCommit = () -> {};
 
   public SinkEngine(SinkSpec spec, Catalog catalog) {
     this.spec = spec;
     this.catalog = catalog;
     this.tableId = TableIdentifier.parse(spec.table().name());
     this.decoder = new DebeziumDecoder(spec.table().primaryKey());
+  }
+
+  /** A hook between planning a batch and committing it (tests use it to let another writer commit in between). */
+  public SinkEngine beforeCommit(Runnable hook) {
+    this.beforeCommit = hook;
+    return this;
   }
 
   /** The offsets the table holds for this sink (empty when the table does not exist yet). */
@@ -193,6 +200,7 @@ public final class SinkEngine {
         written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing, folded.truncateLsn());
     long snapshotId;
     try {
+      beforeCommit.run();
       snapshotId = BatchCommitter.commit(table, spec.sinkId(), baseSnapshot, held, commit);
     } catch (CommitStateUnknownException e) {
       throw e; // the commit may have landed: its files must stay; a retry finds out from the offsets

@@ -168,6 +168,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         throw e;
       } catch (RuntimeException e) {
         outage.failed(e);
+        metrics.commitFailed();
         if (!running) {
           LOG.warn("stopping during an outage: the open batch is abandoned and will be re-read from the table's offsets");
           batch.clear();
@@ -203,6 +204,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       @Override
       public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         batch.drop(partitions);
+        metrics.forget(partitions);
         owned = Set.copyOf(consumer.assignment().stream().filter(tp -> !partitions.contains(tp)).toList());
       }
 

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,14 +23,17 @@ public final class WorkerMetrics {
   private final Counter keysDeleted;
   private final Counter rejected;
   private final Counter alreadyApplied;
+  private final Counter commitFailures;
   private final DistributionSummary batchRecords;
   private final Timer commitLatency;
   private final AtomicLong lastSnapshot = new AtomicLong();
   private final AtomicLong lastCommitEpochSeconds = new AtomicLong();
   private final Map<TopicPartition, AtomicLong> lag = new ConcurrentHashMap<>();
+  private final Map<TopicPartition, Gauge> lagGauges = new ConcurrentHashMap<>();
+  private final Tags tags;
 
   public WorkerMetrics(String sink) {
-    Tags tags = Tags.of("sink", sink);
+    tags = Tags.of("sink", sink);
     // the JVM's heap, what sizing a worker pod needs
     new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
     consumed = Counter.builder("floe.records.consumed").tags(tags).description("Kafka records consumed").register(registry);
@@ -37,6 +41,8 @@ public final class WorkerMetrics {
     keysDeleted = Counter.builder("floe.rows.deleted").tags(tags).description("keys deleted").register(registry);
     rejected = Counter.builder("floe.records.rejected").tags(tags).description("records sent to the dead-letter topic").register(registry);
     alreadyApplied = Counter.builder("floe.records.already.applied").tags(tags).description("redelivered records the table already held").register(registry);
+    commitFailures = Counter.builder("floe.commit.failures").tags(tags)
+        .description("batch commits that failed and were retried with backoff (catalog, storage or Kafka outages)").register(registry);
     batchRecords = DistributionSummary.builder("floe.batch.records").tags(tags).description("records per committed batch").register(registry);
     commitLatency = Timer.builder("floe.commit.latency").tags(tags).description("time to apply and commit a batch").register(registry);
     Gauge.builder("floe.last.snapshot.id", lastSnapshot, AtomicLong::get).tags(tags).register(registry);
@@ -57,14 +63,34 @@ public final class WorkerMetrics {
     }
   }
 
+  public void commitFailed() {
+    commitFailures.increment();
+  }
+
+  /** Batch commits that failed so far (each retried with backoff). */
+  public long commitFailures() {
+    return (long) commitFailures.count();
+  }
+
   public void lag(TopicPartition tp, long value) {
     lag.computeIfAbsent(tp, p -> {
       AtomicLong v = new AtomicLong();
-      Gauge.builder("floe.lag", v, AtomicLong::get)
-          .tags("topic", p.topic(), "partition", String.valueOf(p.partition()))
-          .description("records behind the end of the partition").register(registry);
+      lagGauges.put(p, Gauge.builder("floe.lag", v, AtomicLong::get)
+          .tags(tags).tags("topic", p.topic(), "partition", String.valueOf(p.partition()))
+          .description("records behind the end of the partition").register(registry));
       return v;
     }).set(value);
+  }
+
+  /** Stops reporting lag for partitions this worker no longer owns (their next owner reports it). */
+  public void forget(Collection<TopicPartition> partitions) {
+    for (TopicPartition tp : partitions) {
+      Gauge gauge = lagGauges.remove(tp);
+      if (gauge != null) {
+        registry.remove(gauge);
+      }
+      lag.remove(tp);
+    }
   }
 
   public long totalLag() {

@@ -7,6 +7,7 @@ import dev.floe.worker.config.CompactionSpec;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.model.OrdersModel;
@@ -19,10 +20,13 @@ import dev.floe.worker.testing.LocalWarehouse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +35,8 @@ class CompactionTest {
   @TempDir Path dir;
 
   /** Aggressive: everything rewritten, snapshots expired down to two, orphans older than zero removed. */
+  /** Rewrites every file group with at least two files; no expiry, no orphan removal. */
+  private static final CompactionSpec REWRITE_ONLY = new CompactionSpec(null, 64L << 20, 2, "5d", 10, "5d", null, true, false, false, false);
   private static final CompactionSpec AGGRESSIVE = new CompactionSpec(null, 64L << 20, 2, "0s", 2, "1h", 5, true, true, true, true);
 
   @Test
@@ -53,7 +59,7 @@ class CompactionTest {
             assertThat(engine.apply(source.records(roundSteps.subList(b, b + 15), model), DeadLetters.DISCARD).rejected()).isEmpty();
           }
         });
-        Table table = warehouse.catalog().loadTable(org.apache.iceberg.catalog.TableIdentifier.parse("maint.orders"));
+        Table table = warehouse.catalog().loadTable(TableIdentifier.parse("maint.orders"));
         CompactionReport report = new Compactor(table, sink.sinkId(), AGGRESSIVE).run();
         ingest.join();
 
@@ -100,9 +106,7 @@ class CompactionTest {
     SinkEngine engine = new SinkEngine(sink, warehouse.catalog());
     OrdersModel model = new OrdersModel();
     OrdersSource source = new OrdersSource();
-    for (long id = 1; id <= 6; id++) {
-      engine.apply(source.records(List.of(upsert(id, 1)), model), DeadLetters.DISCARD); // one file per batch
-    }
+    oneFilePerRow(engine, source, model, 6);
     List<RawRecord> duringRewrite = source.records(List.of(new Step.Delete(3), upsert(4, 10)), model);
 
     CompactionReport report = new Compactor(engine.table(), sink.sinkId(), AGGRESSIVE)
@@ -112,6 +116,67 @@ class CompactionTest {
     assertThat(report.groupsRewritten()).isEqualTo(1);
     assertThat(ScriptPlayer.actual(engine.table())).isEqualTo(model.expected()); // 3 stays deleted, 4 summed once
     assertThat(ScriptPlayer.actual(engine.table()).get(4L).get("qty")).isEqualTo(11L);
+  }
+
+  @Test
+  void aPositionDeleteCommittedDuringEachRewriteOfItsFileLeavesTheGroupToTheNextRun() {
+    for (int formatVersion : new int[] {2, 3}) {
+      LocalWarehouse warehouse = new LocalWarehouse(dir.resolve("v" + formatVersion));
+      SinkSpec sink = OrdersTable.sink(warehouse.spec(), "maint.posrace", formatVersion, false, WriteMode.POSITION_DELETES);
+      SinkEngine engine = new SinkEngine(sink, warehouse.catalog());
+      OrdersModel model = new OrdersModel();
+      OrdersSource source = new OrdersSource();
+      oneFilePerRow(engine, source, model, 6);
+      // one batch per attempt: the rewrite is planned once, then once more after losing the race
+      Iterator<List<RawRecord>> duringRewrites = List.of(
+          source.records(List.of(new Step.Delete(3), upsert(4, 10)), model),
+          source.records(List.of(upsert(5, 10)), model)).iterator();
+
+      CompactionReport raced = new Compactor(engine.table(), sink.sinkId(), REWRITE_ONLY)
+          .beforeGroupCommit(group -> engine.apply(duringRewrites.next(), DeadLetters.DISCARD)) // deletes by position into the group
+          .run();
+
+      // Iceberg refuses a rewrite of files that gained position deletes since it read them: the
+      // group's work is lost, never the deletes; the next run compacts what is there now.
+      assertThat(raced.groupsFailed()).as("v%d: %s", formatVersion, raced.toText()).isEqualTo(1);
+      assertThat(raced.exitCode()).isEqualTo(3);
+      assertThat(ScriptPlayer.actual(engine.table())).isEqualTo(model.expected());
+      CompactionReport next = new Compactor(engine.table(), sink.sinkId(), REWRITE_ONLY).run();
+      assertThat(next.exitCode()).as(next.toText()).isZero();
+      assertThat(next.after().dataFiles()).isEqualTo(1L);
+      assertThat(next.after().deleteFiles()).isZero();
+      Map<Long, Map<String, Object>> rows = ScriptPlayer.actual(engine.table());
+      assertThat(rows).isEqualTo(model.expected()).doesNotContainKey(3L);
+      assertThat(rows.get(4L).get("qty")).isEqualTo(11L);
+      assertThat(rows.get(5L).get("qty")).isEqualTo(11L);
+    }
+  }
+
+  @Test
+  void aWorkerWhosePositionDeletesPointIntoAFileCompactionJustReplacedReplansAgainstTheNewFile() {
+    for (int formatVersion : new int[] {2, 3}) {
+      LocalWarehouse warehouse = new LocalWarehouse(dir.resolve("v" + formatVersion));
+      SinkSpec sink = OrdersTable.sink(warehouse.spec(), "maint.replaced", formatVersion, false, WriteMode.POSITION_DELETES);
+      SinkEngine engine = new SinkEngine(sink, warehouse.catalog());
+      OrdersModel model = new OrdersModel();
+      OrdersSource source = new OrdersSource();
+      oneFilePerRow(engine, source, model, 6);
+      Table compactorsView = warehouse.catalog().loadTable(TableIdentifier.parse("maint.replaced"));
+      AtomicBoolean compacted = new AtomicBoolean();
+      engine.beforeCommit(() -> {
+        if (compacted.compareAndSet(false, true)) { // the batch is planned against files this replaces
+          assertThat(new Compactor(compactorsView, sink.sinkId(), REWRITE_ONLY).run().groupsRewritten()).isEqualTo(1);
+        }
+      });
+
+      BatchResult result = engine.apply(source.records(List.of(new Step.Delete(3), upsert(4, 10)), model), DeadLetters.DISCARD);
+
+      assertThat(result.commitAttempts()).as("v%d: refused once, then re-planned on the rewritten file", formatVersion).isEqualTo(2);
+      Table table = engine.table();
+      assertThat(ScriptPlayer.actual(table)).isEqualTo(model.expected());
+      assertThat(ScriptPlayer.actual(table).get(4L).get("qty")).isEqualTo(11L);
+      assertThat(ScriptPlayer.actual(table)).doesNotContainKey(3L);
+    }
   }
 
   @Test
@@ -155,6 +220,13 @@ class CompactionTest {
     assertThat(report.orphansRemoved()).isEqualTo(1);
     assertThat(orphan).doesNotExist();
     assertThat(ScriptPlayer.actual(engine.table())).isEqualTo(model.expected());
+  }
+
+  /** Rows 1..n, each committed alone, so each lives in a data file of its own. */
+  private static void oneFilePerRow(SinkEngine engine, OrdersSource source, OrdersModel model, int n) {
+    for (long id = 1; id <= n; id++) {
+      engine.apply(source.records(List.of(upsert(id, 1)), model), DeadLetters.DISCARD);
+    }
   }
 
   private static Step upsert(long id, int qty) {

@@ -25,7 +25,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +61,10 @@ class KafkaRuntimeTest {
       TestKafka.produce(source.records(steps.subList(i, i + 100), model));
     }
     await().atMost(Duration.ofSeconds(60)).until(() -> b.committedBatches() > 0 && a.committedBatches() > 1);
+    // each worker reports the lag of the partitions it owns, and only those: summed, they count every partition once
+    await().atMost(Duration.ofSeconds(30)).until(() -> a.lagPartitions().equals(partitions(a.runner.owned()))
+        && b.lagPartitions().equals(partitions(b.runner.owned())));
+    assertThat(a.lagPartitions()).doesNotContainAnyElementsOf(b.lagPartitions());
     b.stop(); // leaves: the group rebalances again, A takes everything
     TestKafka.produce(source.records(steps.subList(2_000, 3_000), model));
     long end = source.nextOffsets().values().stream().mapToLong(Long::longValue).sum();
@@ -117,6 +124,10 @@ class KafkaRuntimeTest {
     }).map(OrdersTable::partitionOf).distinct().count();
   }
 
+  private static Set<Integer> partitions(Set<TopicPartition> owned) {
+    return owned.stream().map(TopicPartition::partition).collect(Collectors.toSet());
+  }
+
   static long applied(SinkSpec spec, LocalWarehouse warehouse) {
     return new SinkEngine(spec, warehouse.catalog()).offsets().next().values().stream().mapToLong(Long::longValue).sum();
   }
@@ -142,6 +153,13 @@ class KafkaRuntimeTest {
       Worker w = new Worker(new SinkRunner(spec, new SinkEngine(spec, warehouse.catalog()), metrics, SecretResolver.fromEnvironment()), metrics);
       w.thread.start();
       return w;
+    }
+
+    /** The partitions this worker's {@code floe_lag} gauges report. */
+    Set<Integer> lagPartitions() {
+      return metrics.registry().find("floe.lag").tagKeys("sink").gauges().stream()
+          .map(g -> Integer.parseInt(g.getId().getTag("partition")))
+          .collect(Collectors.toSet());
     }
 
     long committedBatches() {

@@ -52,7 +52,8 @@ class OutageTest {
       TestKafka.produce(source.records(steps.subList(0, 400), model));
 
       SinkEngine engine = new SinkEngine(spec, catalog);
-      SinkRunner runner = new SinkRunner(spec, engine, new WorkerMetrics(spec.sinkId()), SecretResolver.fromEnvironment());
+      WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
+      SinkRunner runner = new SinkRunner(spec, engine, metrics, SecretResolver.fromEnvironment());
       Thread worker = new Thread(runner, "worker");
       worker.start();
       long firstEnd = total(source);
@@ -61,7 +62,7 @@ class OutageTest {
       s3.stop();
       TestKafka.produce(source.records(steps.subList(400, 1_000), model));
       await().atMost(Duration.ofSeconds(60)).until(() -> !runner.isReady()); // failing commits: not ready
-      Thread.sleep(2_000); // a few retries against the dead endpoint
+      await().atMost(Duration.ofSeconds(60)).until(() -> metrics.commitFailures() >= 3); // retried with backoff, not given up
       s3.start();
       long end = total(source);
       await().atMost(Duration.ofSeconds(120)).until(() -> runner.isReady() && applied(engine) == end);
