@@ -11,6 +11,7 @@ import dev.floe.worker.model.OrdersScripts;
 import dev.floe.worker.model.OrdersTable;
 import dev.floe.worker.model.Script;
 import dev.floe.worker.model.ScriptPlayer;
+import dev.floe.worker.testing.NessieServer;
 import dev.floe.worker.testing.Postgres;
 import dev.floe.worker.testing.S3Endpoint;
 import java.nio.file.Files;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The engine keeps the table equal to the source through each kind of catalog and storage it is
- * deployed with: the embedded SQLite default, Hadoop, JDBC on PostgreSQL, and S3 (S3Proxy).
+ * deployed with: the embedded SQLite default, Hadoop, JDBC on PostgreSQL, a real Nessie server, and S3
+ * (S3Proxy). The REST catalog runs in the e2e tests.
  */
 class CatalogsTest {
   @TempDir Path dir;
@@ -46,6 +48,14 @@ class CatalogsTest {
     String catalogName = "floe_" + Long.toHexString(System.nanoTime()); // a fresh catalog in the shared database
     Catalog catalog = CatalogLoader.load(catalogName, spec, new SecretResolver(Map.of("FLOE_TEST_PG_PASSWORD", Postgres.PASSWORD)::get));
     playAll(spec, catalog);
+  }
+
+  @Test
+  void nessieCatalogOnItsMainBranch() throws Exception {
+    try (NessieServer nessie = NessieServer.start(dir.resolve("nessie"))) {
+      CatalogSpec spec = new CatalogSpec(CatalogType.NESSIE, nessie.uri(), dir.resolve("nessie-warehouse").toUri().toString(), "main", null, Map.of());
+      playAll(spec, CatalogLoader.load("floe", spec, SecretResolver.fromEnvironment()));
+    }
   }
 
   @Test

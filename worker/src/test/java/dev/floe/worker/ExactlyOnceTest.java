@@ -2,7 +2,11 @@ package dev.floe.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.floe.worker.catalog.CatalogLoader;
 import dev.floe.worker.commit.OffsetLedger;
+import dev.floe.worker.config.CatalogSpec;
+import dev.floe.worker.config.CatalogType;
+import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.decode.RawRecord;
@@ -14,6 +18,7 @@ import dev.floe.worker.model.OrdersTable;
 import dev.floe.worker.model.Step;
 import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.testing.LocalWarehouse;
+import dev.floe.worker.testing.NessieServer;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,7 +29,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,11 +79,25 @@ class ExactlyOnceTest {
 
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.EnumSource(WriteMode.class)
-  void twoWorkersOnDisjointPartitionsCommitConcurrentlyAndKeepBothOffsets(WriteMode mode) throws Exception {
+  void twoWorkersOnDisjointPartitionsCommitConcurrentlyAndKeepBothOffsets(WriteMode mode) {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
-    SinkSpec spec = OrdersTable.sink(warehouse.spec(), "eo.concurrent", 3, false, mode);
+    twoWorkersCommitConcurrently(OrdersTable.sink(warehouse.spec(), "eo.concurrent", 3, false, mode), warehouse::catalog);
+  }
+
+  @Test
+  void twoWorkersCommitConcurrentlyThroughNessie() throws Exception {
+    // Nessie commits by compare-and-swap on the branch: the offset guard must hold there too
+    try (NessieServer nessie = NessieServer.start(dir.resolve("nessie"))) {
+      CatalogSpec catalog = new CatalogSpec(CatalogType.NESSIE, nessie.uri(), dir.resolve("lake").toUri().toString(), "main", null, Map.of());
+      twoWorkersCommitConcurrently(OrdersTable.sink(catalog, "eo.concurrent", 2, false, WriteMode.POSITION_DELETES),
+          () -> CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment()));
+    }
+  }
+
+  /** Two workers, one per partition, commit eight batches each at once; every row and both offsets survive. */
+  private void twoWorkersCommitConcurrently(SinkSpec spec, Supplier<Catalog> catalogs) {
     // create the table first so both workers race on commits, not on creation
-    new SinkEngine(spec, warehouse.catalog()).apply(List.of(order(100, 1)), DeadLetters.DISCARD);
+    new SinkEngine(spec, catalogs.get()).apply(List.of(order(100, 1)), DeadLetters.DISCARD);
     OrdersModel model = new OrdersModel();
     model.apply(upsert(100, 1));
 
@@ -97,7 +119,7 @@ class ExactlyOnceTest {
     for (int p = 0; p < 2; p++) {
       List<List<RawRecord>> batches = batchesByPartition.get(p);
       workers.add(CompletableFuture.supplyAsync(() -> {
-        SinkEngine worker = new SinkEngine(spec, warehouse.catalog());
+        SinkEngine worker = new SinkEngine(spec, catalogs.get());
         awaitQuietly(start);
         int retries = 0;
         for (List<RawRecord> batch : batches) {
@@ -110,11 +132,11 @@ class ExactlyOnceTest {
     int retries = workers.stream().mapToInt(CompletableFuture::join).sum();
     pool.shutdown();
 
-    Table table = warehouse.catalog().loadTable(org.apache.iceberg.catalog.TableIdentifier.parse("eo.concurrent"));
+    Table table = catalogs.get().loadTable(TableIdentifier.parse(spec.table().name()));
     Map<Long, Long> expected = new HashMap<>();
     model.expected().forEach((id, row) -> expected.put(id, (Long) row.get("qty")));
     assertThat(qtyById(table)).isEqualTo(expected);
-    assertThat(OffsetLedger.read(table, "floe-orders").next()).isEqualTo(Map.of(
+    assertThat(OffsetLedger.read(table, spec.sinkId()).next()).isEqualTo(Map.of(
         new TopicPartition(OrdersTable.TOPIC, 0), orders.nextOffsets().get(0),
         new TopicPartition(OrdersTable.TOPIC, 1), orders.nextOffsets().get(1)));
     System.out.println("concurrent writers: " + retries + " commit(s) replanned after losing a race");
