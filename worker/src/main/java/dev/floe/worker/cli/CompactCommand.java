@@ -1,20 +1,25 @@
 package dev.floe.worker.cli;
 
 import dev.floe.worker.catalog.CatalogLoader;
+import dev.floe.worker.catalog.SinkTables;
 import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.TableNameTemplate;
 import dev.floe.worker.maintain.CompactionReport;
 import dev.floe.worker.maintain.Compactor;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import org.apache.iceberg.catalog.TableIdentifier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Compacts the sink's table beside live workers; the exit code tells a Job what happened. */
+/** Compacts the sink's table (or each table it routes to) beside live workers; the exit code tells a Job what happened. */
 @Command(name = "compact", mixinStandardHelpOptions = true,
     description = "Rewrite small files and files with deletes, expire snapshots, remove orphans, rewrite manifests."
         + " Exit 0: done; 3: partial (a group lost a race, the next run retries); 1: failed.")
@@ -32,18 +37,30 @@ final class CompactCommand implements Callable<Integer> {
     SinkSpec spec = config.load();
     CatalogSpec catalog = ConfigOption.catalog(spec);
     var catalogClient = CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment());
-    TableIdentifier id = TableIdentifier.parse(spec.table().name());
-    if (!catalogClient.tableExists(id)) {
+    List<TableIdentifier> tables = SinkTables.existing(catalogClient, spec);
+    if (tables.isEmpty()) {
       // A schedule can fire before the sink's first commit creates the table: nothing to do yet.
-      System.out.println("floe compact: table " + id + " does not exist yet; nothing to compact");
+      System.out.println("floe compact: table " + spec.table().name() + " does not exist yet; nothing to compact");
       return 0;
     }
-    var table = catalogClient.loadTable(id);
-    CompactionReport r = new Compactor(table, spec.sinkId(), spec.compaction()).run();
-    System.out.print(json ? r.toJson() + "\n" : r.toText());
-    if (report != null) {
-      Files.writeString(report, r.toJson());
+    List<CompactionReport> reports = new ArrayList<>();
+    for (TableIdentifier id : tables) {
+      CompactionReport r = new Compactor(catalogClient.loadTable(id), spec.sinkId(), spec.compaction()).run();
+      reports.add(r);
+      if (!json) {
+        System.out.print(r.toText());
+      }
     }
-    return r.exitCode();
+    // one table: its report; a sink routed to many tables: an array of them
+    String reportJson = TableNameTemplate.isTemplate(spec.table().name())
+        ? reports.stream().map(CompactionReport::toJson).collect(Collectors.joining(",", "[", "]"))
+        : reports.get(0).toJson();
+    if (json) {
+      System.out.println(reportJson);
+    }
+    if (report != null) {
+      Files.writeString(report, reportJson);
+    }
+    return CompactionReport.worstExitCode(reports);
   }
 }

@@ -4,7 +4,7 @@ import dev.floe.worker.catalog.CatalogLoader;
 import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
-import dev.floe.worker.engine.SinkEngine;
+import dev.floe.worker.engine.TableRouter;
 import dev.floe.worker.runtime.CatalogConnector;
 import dev.floe.worker.runtime.HealthServer;
 import dev.floe.worker.runtime.SinkRunner;
@@ -53,13 +53,14 @@ final class RunCommand implements Callable<Integer> {
     Signal.handle(new Signal("INT"), early);
     try (HealthServer http = new HealthServer(port, () -> running.get() == null || running.get().isRunning(),
         () -> running.get() != null && running.get().isReady(), metrics::scrape)) {
-      LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(), spec.source().topics(), spec.table().name(), http.port());
+      LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(),
+          spec.source().topicPattern() != null ? spec.source().topicPattern() : spec.source().topics(), spec.table().name(), http.port());
       Catalog icebergCatalog = CatalogConnector.connect(() -> CatalogLoader.load("floe", catalog, secrets), stopping::get);
       if (icebergCatalog == null) {
         LOG.info("stopped before the catalog could be reached");
         return 0;
       }
-      SinkRunner runner = new SinkRunner(spec, new SinkEngine(spec, icebergCatalog), metrics, secrets);
+      SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, icebergCatalog), metrics, secrets);
       running.set(runner);
       return runUntilStopped(runner, stopping);
     }

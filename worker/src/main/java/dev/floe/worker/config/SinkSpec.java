@@ -34,6 +34,11 @@ public record SinkSpec(
     this(source, table, commit, deadLetter, onError, null);
   }
 
+  /** The same sink writing to another table (one that its table name template routes to). */
+  public SinkSpec forTable(String tableName) {
+    return new SinkSpec(source, table.withName(tableName), commit, deadLetter, onError, compaction);
+  }
+
   /** The identity under which this sink records its offsets in the table: its consumer group. */
   public String sinkId() {
     return source.groupId();

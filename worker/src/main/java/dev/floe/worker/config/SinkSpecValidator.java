@@ -8,7 +8,7 @@ import java.util.regex.PatternSyntaxException;
 
 /** Checks a sink config before anything runs, collecting every problem with a hint. */
 public final class SinkSpecValidator {
-  private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][\\w]*(\\.[A-Za-z_][\\w]*)+");
+  private static final Pattern TABLE_NAME = Pattern.compile(TableSpec.NAME_PATTERN);
 
   private SinkSpecValidator() {}
 
@@ -38,6 +38,16 @@ public final class SinkSpecValidator {
       TableSpec t = spec.table();
       if (blank(t.name()) || !TABLE_NAME.matcher(t.name()).matches()) {
         out.add(new ConfigProblem("table.name", "must be namespace.table, got '" + t.name() + "'", "analytics.orders"));
+      } else if (TableNameTemplate.isTemplate(t.name())) {
+        // one sink, many tables: settings that name columns of one table do not carry over
+        if (!t.primaryKey().isEmpty()) {
+          out.add(new ConfigProblem("table.primaryKey", "names columns of one table, but table.name '" + t.name()
+              + "' routes each topic to its own table; leave it empty so each table keys on its Debezium key", "[]"));
+        }
+        if (!t.partitionBy().isEmpty()) {
+          out.add(new ConfigProblem("table.partitionBy", "names columns of one table, but table.name '" + t.name()
+              + "' routes each topic to its own table; give each such table its own sink", "[]"));
+        }
       }
       if (t.formatVersion() != 2 && t.formatVersion() != 3) {
         out.add(new ConfigProblem("table.formatVersion", "must be 2 or 3, got " + t.formatVersion(), "2"));

@@ -15,8 +15,12 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record TableSpec(
     @JsonPropertyDescription("The catalog that holds the table.") CatalogSpec catalog,
-    @JsonPropertyDescription("Table identifier, namespace.table (for example analytics.orders).")
-        @Required @Pattern("^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+$") String name,
+    @JsonPropertyDescription(
+            "Table identifier, namespace.table (for example analytics.orders); or a template that routes"
+                + " each topic to its own table: {schema} and {table} are the last two segments of"
+                + " Debezium's topic <prefix>.<schema>.<table>, {topic} the whole topic (for example"
+                + " lake.{schema}_{table}).")
+        @Required @Pattern(TableSpec.NAME_PATTERN) String name,
     @JsonPropertyDescription(
             "Primary-key columns; by default the columns of the Debezium key record.")
         List<String> primaryKey,
@@ -34,6 +38,11 @@ public record TableSpec(
     @JsonPropertyDescription("Table properties set when the table is created.")
         Map<String, String> properties) {
 
+  private static final String NAME_PART = "([A-Za-z_]|\\{(schema|table|topic)\\})([A-Za-z0-9_]|\\{(schema|table|topic)\\})*";
+
+  /** namespace.table, where any part may hold {schema}, {table} or {topic}. */
+  public static final String NAME_PATTERN = "^" + NAME_PART + "(\\." + NAME_PART + ")+$";
+
   public TableSpec {
     primaryKey = primaryKey == null ? List.of() : List.copyOf(primaryKey);
     partitionBy = partitionBy == null ? List.of() : List.copyOf(partitionBy);
@@ -41,6 +50,11 @@ public record TableSpec(
     writeMode = writeMode == null ? WriteMode.EQUALITY_DELETES : writeMode;
     mergeRules = mergeRules == null ? Map.of() : Map.copyOf(mergeRules);
     properties = properties == null ? Map.of() : Map.copyOf(properties);
+  }
+
+  /** The same table settings under another name (a table a name template routes to). */
+  public TableSpec withName(String tableName) {
+    return new TableSpec(catalog, tableName, primaryKey, partitionBy, formatVersion, writeMode, mergeRules, properties);
   }
 
   /** The merge rule of a column, {@code last} unless configured. */

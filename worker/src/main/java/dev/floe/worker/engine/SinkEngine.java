@@ -16,6 +16,7 @@ import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.commit.SinkOffsets;
 import dev.floe.worker.config.OnError;
 import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.TableNameTemplate;
 import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.decode.ChangeEvent;
 import dev.floe.worker.decode.DebeziumDecoder;
@@ -76,6 +77,9 @@ public final class SinkEngine {
   public SinkEngine(SinkSpec spec, Catalog catalog) {
     this.spec = spec;
     this.catalog = catalog;
+    if (TableNameTemplate.isTemplate(spec.table().name())) {
+      throw new IllegalArgumentException("table name " + spec.table().name() + " is a template: route topics with TableRouter");
+    }
     this.tableId = TableIdentifier.parse(spec.table().name());
     this.decoder = new DebeziumDecoder(spec.table().primaryKey());
   }
@@ -89,6 +93,11 @@ public final class SinkEngine {
   /** The offsets the table holds for this sink (empty when the table does not exist yet). */
   public SinkOffsets offsets() {
     return loadTable() ? OffsetLedger.read(table, spec.sinkId()) : SinkOffsets.NONE;
+  }
+
+  /** The table this engine keeps equal to its source. */
+  public TableIdentifier tableId() {
+    return tableId;
   }
 
   /** The table, once it exists. */

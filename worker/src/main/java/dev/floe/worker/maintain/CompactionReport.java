@@ -32,6 +32,12 @@ public record CompactionReport(
     return groupsFailed > 0 || !errors.isEmpty() ? 3 : 0;
   }
 
+  /** The exit code of several compactions: failed if one failed, else partial if one was, else done. */
+  public static int worstExitCode(List<CompactionReport> reports) {
+    List<Integer> codes = reports.stream().map(CompactionReport::exitCode).toList();
+    return codes.contains(1) ? 1 : codes.contains(3) ? 3 : 0;
+  }
+
   public String toJson() {
     try {
       return JSON.writeValueAsString(this);

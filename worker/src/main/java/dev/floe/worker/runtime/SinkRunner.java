@@ -11,6 +11,7 @@ import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.RejectedRecordsException;
 import dev.floe.worker.engine.SinkEngine;
+import dev.floe.worker.engine.TableRouter;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one sink: polls its topics with a consumer group, closes batches by the commit policy, and
- * has the engine apply them. On assignment it seeks to the offsets the table holds (the truth), so
+ * has the engine of each record's table apply them (one table, or one per topic when the table
+ * name is a template). On assignment it seeks to the offsets the table holds (the truth), so
  * rebalances and restarts neither lose nor double a batch; Kafka's group offsets are committed
  * after each Iceberg commit, for lag monitoring only.
  */
@@ -48,7 +50,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private static final Duration LAG_EVERY = Duration.ofSeconds(2);
 
   private final SinkSpec spec;
-  private final SinkEngine engine;
+  private final TableRouter tables;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final KafkaProducer<byte[], byte[]> producer;
   private final DeadLetters deadLetters;
@@ -62,8 +64,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private long lastLagNanos;
 
   public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
+    this(spec, TableRouter.single(engine), metrics, secrets);
+  }
+
+  public SinkRunner(SinkSpec spec, TableRouter tables, WorkerMetrics metrics, SecretResolver secrets) {
     this.spec = spec;
-    this.engine = engine;
+    this.tables = tables;
     this.metrics = metrics;
     this.batch = new OpenBatch(spec.commit());
     Map<String, String> extra = secrets.secretDirectory("source.kafkaSecretRef", spec.source().kafkaSecretRef());
@@ -146,7 +152,18 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   }
 
   private void flush() {
-    List<RawRecord> records = List.copyOf(batch.records());
+    // Each table commits on its own; a retry after an outage finds the tables that already
+    // committed holding these offsets and skips them.
+    for (Map.Entry<SinkEngine, List<RawRecord>> part : tables.split(List.copyOf(batch.records())).entrySet()) {
+      if (!apply(part.getKey(), part.getValue())) {
+        break;
+      }
+    }
+    batch.clear();
+  }
+
+  /** @return false when stopped during an outage: the batch is abandoned and re-read from the tables' offsets */
+  private boolean apply(SinkEngine engine, List<RawRecord> records) {
     Duration backoff = Duration.ofMillis(200);
     while (true) {
       long t0 = System.nanoTime();
@@ -155,10 +172,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         outage.succeeded();
         metrics.batchCommitted(result, Duration.ofNanos(System.nanoTime() - t0));
         commitToKafka(result.nextOffsets());
-        batch.clear();
-        LOG.info("batch: {} records, {} rows written, {} keys deleted, {} rejected, {} already applied -> snapshot {}",
-            result.records(), result.rowsWritten(), result.keysDeleted(), result.rejected().size(), result.alreadyApplied(), result.snapshotId());
-        return;
+        LOG.info("batch: {} records, {} rows written, {} keys deleted, {} rejected, {} already applied -> {} snapshot {}",
+            result.records(), result.rowsWritten(), result.keysDeleted(), result.rejected().size(), result.alreadyApplied(),
+            engine.tableId(), result.snapshotId());
+        return true;
       } catch (IncompatibleSchemaException e) {
         LOG.error("stopping: {}", e.getMessage());
         deadLetters.send(e.offending().stream().map(r -> new RejectedRecord(r, e.getMessage())).toList());
@@ -171,8 +188,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         metrics.commitFailed();
         if (!running) {
           LOG.warn("stopping during an outage: the open batch is abandoned and will be re-read from the table's offsets");
-          batch.clear();
-          return;
+          return false;
         }
         sleep(backoff);
         backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
@@ -231,10 +247,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     if (partitions.isEmpty()) {
       return;
     }
-    SinkOffsets held = engine.offsets();
+    Map<SinkEngine, SinkOffsets> held = new HashMap<>();
     Set<TopicPartition> unknown = new HashSet<>();
     for (TopicPartition tp : partitions) {
-      long next = held.nextOffset(tp);
+      SinkEngine engine = tables.engineFor(tp.topic());
+      long next = held.computeIfAbsent(engine, SinkEngine::offsets).nextOffset(tp);
       if (next >= 0) {
         consumer.seek(tp, next);
       } else {
@@ -249,7 +266,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         }
       });
     }
-    LOG.info("assigned {} partition(s); resuming from the table's offsets {}", partitions.size(), held);
+    held.forEach((engine, offsets) -> LOG.info("assigned partition(s) of {}; resuming from the table's offsets {}", engine.tableId(), offsets));
   }
 
   private void updateLag() {

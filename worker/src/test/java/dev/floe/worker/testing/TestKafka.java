@@ -41,7 +41,11 @@ public final class TestKafka {
 
   /** A new topic with a unique name. */
   public static String topic(String prefix, int partitions) {
-    String name = prefix + "." + UUID.randomUUID().toString().substring(0, 8);
+    return topicNamed(prefix + "." + UUID.randomUUID().toString().substring(0, 8), partitions);
+  }
+
+  /** A new topic with exactly this name. */
+  public static String topicNamed(String name, int partitions) {
     try {
       bootstrap();
       broker.createTopic(name, partitions);

@@ -1,0 +1,79 @@
+package dev.floe.worker.engine;
+
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.TableNameTemplate;
+import dev.floe.worker.decode.RawRecord;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.iceberg.catalog.Catalog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which table, and so which engine, a topic's records go to: the sink's one table, or, when the
+ * table name is a {@link TableNameTemplate}, the table the topic's name resolves to. Each table has
+ * its own engine and commits on its own, with the offsets of the topics routed to it.
+ */
+public final class TableRouter {
+  private static final Logger LOG = LoggerFactory.getLogger(TableRouter.class);
+
+  private final String template;
+  private final Function<String, SinkEngine> engines;
+  private final Map<String, SinkEngine> byTopic = new HashMap<>();
+  private final Map<String, SinkEngine> byTable = new LinkedHashMap<>();
+
+  private TableRouter(String template, Function<String, SinkEngine> engines) {
+    this.template = template;
+    this.engines = engines;
+  }
+
+  /** Routes by the sink's table name: one table, or one per topic when the name is a template. */
+  public static TableRouter of(SinkSpec spec, Catalog catalog) {
+    if (!TableNameTemplate.isTemplate(spec.table().name())) {
+      return single(new SinkEngine(spec, catalog));
+    }
+    return new TableRouter(spec.table().name(), table -> new SinkEngine(spec.forTable(table), catalog));
+  }
+
+  /** Every topic to one engine. */
+  public static TableRouter single(SinkEngine engine) {
+    return new TableRouter(null, table -> engine);
+  }
+
+  /**
+   * The engine of the table this topic goes to.
+   *
+   * @throws dev.floe.worker.config.ConfigException when the template cannot route the topic
+   */
+  public SinkEngine engineFor(String topic) {
+    SinkEngine engine = byTopic.get(topic);
+    if (engine == null) {
+      String table = template == null ? "" : TableNameTemplate.resolve(template, topic);
+      engine = byTable.computeIfAbsent(table, engines);
+      byTopic.put(topic, engine);
+      if (template != null) {
+        LOG.info("routing topic {} to table {}", topic, table);
+      }
+    }
+    return engine;
+  }
+
+  /** A batch split by table, each part in the batch's order. */
+  public Map<SinkEngine, List<RawRecord>> split(List<RawRecord> records) {
+    Map<SinkEngine, List<RawRecord>> out = new LinkedHashMap<>();
+    for (RawRecord r : records) {
+      out.computeIfAbsent(engineFor(r.topic()), e -> new ArrayList<>()).add(r);
+    }
+    return out;
+  }
+
+  /** The engines of the tables routed to so far. */
+  public Collection<SinkEngine> engines() {
+    return List.copyOf(byTable.values());
+  }
+}

@@ -1,0 +1,134 @@
+package dev.floe.worker.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.floe.worker.catalog.SinkTables;
+import dev.floe.worker.commit.OffsetLedger;
+import dev.floe.worker.config.CommitSpec;
+import dev.floe.worker.config.ConfigException;
+import dev.floe.worker.config.SecretResolver;
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.SinkSpecValidator;
+import dev.floe.worker.config.SourceSpec;
+import dev.floe.worker.config.TableNameTemplate;
+import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.engine.TableRouter;
+import dev.floe.worker.maintain.CompactionReport;
+import dev.floe.worker.maintain.Compactor;
+import dev.floe.worker.model.OrdersModel;
+import dev.floe.worker.model.OrdersScripts;
+import dev.floe.worker.model.OrdersSource;
+import dev.floe.worker.model.OrdersTable;
+import dev.floe.worker.model.ScriptPlayer;
+import dev.floe.worker.model.Step;
+import dev.floe.worker.testing.LocalWarehouse;
+import dev.floe.worker.testing.TestKafka;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One sink mirrors many source tables: a topic pattern and a table name template route each topic to its own table. */
+class TableRoutingTest {
+  @TempDir Path dir;
+
+  @Test
+  void aTemplateResolvesSchemaAndTableFromDebeziumsTopicName() {
+    assertThat(TableNameTemplate.resolve("lake.{schema}_{table}", "shop.public.orders")).isEqualTo("lake.public_orders");
+    assertThat(TableNameTemplate.resolve("{schema}.{table}", "prod.shop.sales.line-items")).isEqualTo("sales.line_items");
+    assertThat(TableNameTemplate.resolve("raw.{topic}", "shop.public.orders")).isEqualTo("raw.shop_public_orders");
+    assertThat(TableNameTemplate.names("lake.{schema}_{table}").matcher("lake.public_orders").matches()).isTrue();
+    assertThat(TableNameTemplate.names("lake.{schema}_{table}").matcher("other.public_orders").matches()).isFalse();
+    assertThatThrownBy(() -> TableNameTemplate.resolve("lake.{table}", "orders"))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("cannot route topic 'orders'");
+  }
+
+  @Test
+  void settingsThatNameColumnsOfOneTableAreRefusedWithATemplate() {
+    SinkSpec spec = sink("db\\..*", new LocalWarehouse(dir), "lake.{schema}_{table}");
+    SinkSpec keyed = new SinkSpec(spec.source(), new TableSpec(spec.table().catalog(), spec.table().name(), List.of("id"),
+        List.of("region"), 2, null, Map.of(), Map.of()), spec.commit(), null, null);
+
+    assertThat(SinkSpecValidator.problems(spec)).isEmpty();
+    assertThat(SinkSpecValidator.problems(keyed)).extracting(p -> p.field()).containsExactly("table.primaryKey", "table.partitionBy");
+  }
+
+  @Test
+  void aTopicPatternAndATableTemplateKeepEachSourceTableInItsOwnIcebergTable() {
+    String db = "db" + UUID.randomUUID().toString().substring(0, 8);
+    String salesTopic = TestKafka.topicNamed(db + ".sales.orders", OrdersTable.PARTITIONS);
+    String billingTopic = TestKafka.topicNamed(db + ".billing.orders", OrdersTable.PARTITIONS);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec spec = sink(db + "\\..*", warehouse, "mirror.{schema}_{table}");
+    OrdersModel salesModel = new OrdersModel();
+    OrdersModel billingModel = new OrdersModel();
+    OrdersSource sales = new OrdersSource(salesTopic);
+    OrdersSource billing = new OrdersSource(billingTopic);
+    // no truncates: with merge rules they need one partition (see README); the engine's tests cover them
+    List<Step> salesSteps = OrdersScripts.steps().filter(s -> !(s instanceof Step.Truncate)).list().ofSize(600).sample();
+    List<Step> billingSteps = OrdersScripts.steps().filter(s -> !(s instanceof Step.Truncate)).list().ofSize(400).sample();
+
+    // given both tables' changes, interleaved in time
+    for (int i = 0; i < 4; i++) {
+      TestKafka.produce(sales.records(salesSteps.subList(i * 150, (i + 1) * 150), salesModel));
+      TestKafka.produce(billing.records(billingSteps.subList(i * 100, (i + 1) * 100), billingModel));
+    }
+    // when one sink runs
+    WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
+    SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, warehouse.catalog()), metrics, SecretResolver.fromEnvironment());
+    Thread worker = new Thread(runner, "worker");
+    worker.start();
+    Catalog catalog = warehouse.catalog();
+    TableIdentifier salesTable = TableIdentifier.parse("mirror.sales_orders");
+    TableIdentifier billingTable = TableIdentifier.parse("mirror.billing_orders");
+    await().atMost(Duration.ofSeconds(90)).until(() -> holds(catalog, salesTable, spec, sales) && holds(catalog, billingTable, spec, billing));
+    runner.stop();
+    join(worker);
+    runner.close();
+
+    // then each table equals its own source and holds only its own topic's offsets
+    assertThat(runner.failure()).isNull();
+    assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
+    assertThat(ScriptPlayer.actual(catalog.loadTable(billingTable))).isEqualTo(billingModel.expected());
+    assertThat(OffsetLedger.read(catalog.loadTable(salesTable), spec.sinkId()).next()).isEqualTo(sales.nextOffsets());
+    assertThat(OffsetLedger.read(catalog.loadTable(billingTable), spec.sinkId()).next()).isEqualTo(billing.nextOffsets());
+    // and the commands that act on a sink's tables afterwards find exactly these two
+    assertThat(SinkTables.existing(catalog, spec)).containsExactly(billingTable, salesTable);
+    for (TableIdentifier id : SinkTables.existing(catalog, spec)) {
+      CompactionReport report = new Compactor(catalog.loadTable(id), spec.sinkId(), spec.compaction()).run();
+      assertThat(report.exitCode()).as(report.toText()).isZero();
+    }
+    assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
+  }
+
+  private static boolean holds(Catalog catalog, TableIdentifier id, SinkSpec spec, OrdersSource source) {
+    if (!catalog.tableExists(id)) {
+      return false;
+    }
+    Table table = catalog.loadTable(id);
+    return OffsetLedger.read(table, spec.sinkId()).next().equals(source.nextOffsets());
+  }
+
+  private static SinkSpec sink(String topicPattern, LocalWarehouse warehouse, String tableTemplate) {
+    return new SinkSpec(
+        new SourceSpec(TestKafka.bootstrap(), List.of(), topicPattern, "floe-mirror-" + UUID.randomUUID().toString().substring(0, 6), null, Map.of()),
+        new TableSpec(warehouse.spec(), tableTemplate, List.of(), List.of(), 2, null, OrdersTable.RULES, Map.of()),
+        new CommitSpec("300ms", 400, null), null, null);
+  }
+
+  private static void join(Thread t) {
+    try {
+      t.join(30_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
