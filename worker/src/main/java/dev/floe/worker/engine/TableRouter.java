@@ -63,6 +63,11 @@ public final class TableRouter {
     return engine;
   }
 
+  /** Whether topics go to tables of their own (a name template), rather than all to one table. */
+  public boolean routesManyTables() {
+    return template != null;
+  }
+
   /** A batch split by table, each part in the batch's order. */
   public Map<SinkEngine, List<RawRecord>> split(List<RawRecord> records) {
     Map<SinkEngine, List<RawRecord>> out = new LinkedHashMap<>();

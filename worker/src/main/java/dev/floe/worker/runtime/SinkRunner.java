@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -61,6 +62,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private volatile boolean subscribed;
   private volatile Throwable failure;
   private volatile Set<TopicPartition> owned = Set.of();
+  /** Tables of a routed sink that met a schema change they cannot follow: their partitions stay paused. */
+  private final Map<SinkEngine, String> stoppedTables = new ConcurrentHashMap<>();
   private long lastLagNanos;
 
   public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
@@ -177,9 +180,13 @@ public final class SinkRunner implements Runnable, AutoCloseable {
             engine.tableId(), result.snapshotId());
         return true;
       } catch (IncompatibleSchemaException e) {
-        LOG.error("stopping: {}", e.getMessage());
         deadLetters.send(e.offending().stream().map(r -> new RejectedRecord(r, e.getMessage())).toList());
-        throw e;
+        if (!tables.routesManyTables()) {
+          LOG.error("stopping: {}", e.getMessage());
+          throw e;
+        }
+        stopTable(engine, e.getMessage());
+        return true;
       } catch (RejectedRecordsException | ConfigException e) {
         LOG.error("stopping: {}", e.getMessage());
         throw e;
@@ -194,6 +201,41 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
       }
     }
+  }
+
+  /**
+   * One table of a routed sink cannot go on: its partitions are paused (and its open records
+   * dropped, to be re-read from its offsets after a restart) while the other tables go on.
+   */
+  private void stopTable(SinkEngine engine, String reason) {
+    stoppedTables.put(engine, reason);
+    metrics.tableStopped(engine.tableId().toString());
+    Set<TopicPartition> paused = pauseStoppedTables(consumer.assignment());
+    LOG.error("table {} stopped: {}; its partitions {} are paused until the worker restarts, the other tables go on",
+        engine.tableId(), reason, paused);
+  }
+
+  /** Pauses the partitions of stopped tables among these; returns them. */
+  private Set<TopicPartition> pauseStoppedTables(Collection<TopicPartition> partitions) {
+    if (stoppedTables.isEmpty()) {
+      return Set.of();
+    }
+    Set<TopicPartition> paused = new HashSet<>();
+    for (TopicPartition tp : partitions) {
+      if (stoppedTables.containsKey(tables.engineFor(tp.topic()))) {
+        paused.add(tp);
+      }
+    }
+    consumer.pause(paused);
+    batch.drop(paused);
+    return paused;
+  }
+
+  /** Tables of this sink stopped by a schema change they cannot follow, with the reason. */
+  public Map<String, String> stoppedTables() {
+    Map<String, String> out = new HashMap<>();
+    stoppedTables.forEach((engine, reason) -> out.put(engine.tableId().toString(), reason));
+    return out;
   }
 
   private void commitToKafka(Map<TopicPartition, Long> next) {
@@ -232,6 +274,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       @Override
       public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
         seekToTableOffsets(partitions);
+        pauseStoppedTables(partitions); // a rebalance resumes what it hands back
         owned = Set.copyOf(consumer.assignment());
       }
     };

@@ -72,6 +72,12 @@ public final class WorkerMetrics {
     return (long) commitFailures.count();
   }
 
+  /** A table of a routed sink stopped on a schema change it cannot follow (1 until the worker restarts). */
+  public void tableStopped(String table) {
+    Gauge.builder("floe.table.stopped", () -> 1).tags(tags).tags("table", table)
+        .description("1: the table met a schema change it cannot follow; its partitions are paused").register(registry);
+  }
+
   public void lag(TopicPartition tp, long value) {
     lag.computeIfAbsent(tp, p -> {
       AtomicLong v = new AtomicLong();

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.floe.worker.catalog.SinkTables;
 import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.config.CommitSpec;
+import dev.floe.worker.config.DeadLetterSpec;
 import dev.floe.worker.config.ConfigException;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
@@ -14,6 +15,7 @@ import dev.floe.worker.config.SinkSpecValidator;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableNameTemplate;
 import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.TableRouter;
 import dev.floe.worker.maintain.CompactionReport;
 import dev.floe.worker.maintain.Compactor;
@@ -23,10 +25,15 @@ import dev.floe.worker.model.OrdersSource;
 import dev.floe.worker.model.OrdersTable;
 import dev.floe.worker.model.ScriptPlayer;
 import dev.floe.worker.model.Step;
+import dev.floe.worker.quickstart.ConnectColumn;
+import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.testing.LocalWarehouse;
 import dev.floe.worker.testing.TestKafka;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -107,6 +114,66 @@ class TableRoutingTest {
       assertThat(report.exitCode()).as(report.toText()).isZero();
     }
     assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
+  }
+
+  @Test
+  void aTableThatMeetsASchemaChangeItCannotFollowStopsAloneWhileTheOthersGoOn() {
+    String db = "db" + UUID.randomUUID().toString().substring(0, 8);
+    String salesTopic = TestKafka.topicNamed(db + ".sales.orders", OrdersTable.PARTITIONS);
+    String stockTopic = TestKafka.topicNamed(db + ".stock.orders", 1);
+    String dlq = TestKafka.topic("dlq", 1);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec routed = sink(db + "\\..*", warehouse, "mirror.{schema}_{table}");
+    SinkSpec spec = new SinkSpec(routed.source(), routed.table(), routed.commit(), new DeadLetterSpec(dlq), null);
+    OrdersModel salesModel = new OrdersModel();
+    OrdersSource sales = new OrdersSource(salesTopic);
+    List<Step> salesSteps = OrdersScripts.steps().filter(s -> !(s instanceof Step.Truncate)).list().ofSize(400).sample();
+    DebeziumEnvelopes stock = DebeziumEnvelopes.forTopic(stockTopic).columns(OrdersTable.columns(false)).key("id");
+    RawRecord first = stock.insert(0, row(1, 7));
+    List<ConnectColumn> qtyAsText = new ArrayList<>(OrdersTable.columns(false));
+    qtyAsText.set(qtyAsText.indexOf(qtyAsText.stream().filter(c -> c.name().equals("qty")).findFirst().orElseThrow()), ConnectColumn.string("qty"));
+    stock.columns(qtyAsText); // the source changed qty from int to text: Iceberg cannot follow
+    RawRecord offending = stock.insert(0, row(2, "eight"));
+
+    // given a good table and one whose source changes a column's type
+    TestKafka.produce(sales.records(salesSteps.subList(0, 200), salesModel));
+    TestKafka.produce(List.of(first));
+    WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
+    SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, warehouse.catalog()), metrics, SecretResolver.fromEnvironment());
+    Thread worker = new Thread(runner, "worker");
+    worker.start();
+    Catalog catalog = warehouse.catalog();
+    TableIdentifier stockTable = TableIdentifier.parse("mirror.stock_orders");
+    await().atMost(Duration.ofSeconds(60)).until(() -> catalog.tableExists(stockTable));
+    // when the change arrives, and the good table's changes keep coming
+    TestKafka.produce(List.of(offending));
+    await().atMost(Duration.ofSeconds(60)).until(() -> !runner.stoppedTables().isEmpty());
+    TestKafka.produce(sales.records(salesSteps.subList(200, 400), salesModel));
+    TableIdentifier salesTable = TableIdentifier.parse("mirror.sales_orders");
+    await().atMost(Duration.ofSeconds(60)).until(() -> holds(catalog, salesTable, spec, sales));
+
+    // then the worker still runs, the stopped table is named with its reason and keeps its rows,
+    // the offending record is in the dead-letter topic, and the good table equals its source
+    assertThat(runner.isRunning()).isTrue();
+    assertThat(runner.stoppedTables()).containsOnlyKeys("mirror.stock_orders");
+    assertThat(runner.stoppedTables().get("mirror.stock_orders")).contains("column 'qty' changed type from int to string");
+    assertThat(metrics.scrape()).contains("floe_table_stopped{sink=\"" + spec.sinkId() + "\",table=\"mirror.stock_orders\"} 1.0");
+    assertThat(LocalWarehouse.rows(catalog.loadTable(stockTable))).hasSize(1);
+    assertThat(TestKafka.readAll(dlq, 1, Duration.ofSeconds(30))).hasSize(1);
+    assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
+    runner.stop();
+    join(worker);
+    runner.close();
+    assertThat(runner.failure()).isNull();
+  }
+
+  private static Map<String, Object> row(long id, Object qty) {
+    Map<String, Object> row = new HashMap<>();
+    row.put("id", id);
+    row.put("region", "eu");
+    row.put("qty", qty);
+    row.put("price", new BigDecimal("2.50"));
+    return row;
   }
 
   private static boolean holds(Catalog catalog, TableIdentifier id, SinkSpec spec, OrdersSource source) {
