@@ -40,7 +40,9 @@ final class CompactCommand implements Callable<Integer> {
     List<TableIdentifier> tables = SinkTables.existing(catalogClient, spec);
     if (tables.isEmpty()) {
       // A schedule can fire before the sink's first commit creates the table: nothing to do yet.
-      System.out.println("floe compact: table " + spec.table().name() + " does not exist yet; nothing to compact");
+      String name = spec.table().name();
+      System.out.println("floe compact: " + (TableNameTemplate.isTemplate(name) ? "no table of " + name + " exists" : "table " + name + " does not exist")
+          + " yet; nothing to compact");
       return 0;
     }
     List<CompactionReport> reports = new ArrayList<>();
