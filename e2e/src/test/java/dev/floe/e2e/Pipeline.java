@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -39,6 +40,8 @@ final class Pipeline implements AutoCloseable {
   /** A sink of the pipeline: its config file and what it keeps equal. */
   record Sink(String name, String topic, int partitions, SinkSpec spec, Path config, String sourceTable, List<String> key) {}
 
+  private static final CompactionSpec COMPACTION = new CompactionSpec(null, null, 2, "0s", 3, "1h", 5, true, true, true, true);
+
   final Path dir;
   final EmbeddedKafka kafka;
   final Map<String, Sink> sinks = new LinkedHashMap<>();
@@ -53,15 +56,44 @@ final class Pipeline implements AutoCloseable {
   }
 
   Pipeline(Path dir, String name, String schema, Lake lake) throws Exception {
+    this(dir, name, lake);
+    add("orders", schema + ".orders", List.of("id"), 4, new TableSpec(lake.catalog(), "lake.orders", List.of(), List.of("region"), 2,
+        WriteMode.EQUALITY_DELETES, Map.of(), Map.of()));
+    add("accounts", schema + ".accounts", List.of("tenant", "id"), 3, new TableSpec(lake.catalog(), "lake.accounts", List.of(), List.of(), 3,
+        WriteMode.POSITION_DELETES, Map.of(), Map.of()));
+  }
+
+  private Pipeline(Path dir, String name, Lake lake) throws Exception {
     this.dir = dir;
     this.prefix = name;
     this.kafka = new EmbeddedKafka();
-    CatalogSpec catalogSpec = lake.catalog();
-    this.catalog = CatalogLoader.load("floe", catalogSpec, SecretResolver.fromEnvironment());
-    add("orders", schema + ".orders", List.of("id"), 4, new TableSpec(catalogSpec, "lake.orders", List.of(), List.of("region"), 2,
-        WriteMode.EQUALITY_DELETES, Map.of(), Map.of()));
-    add("accounts", schema + ".accounts", List.of("tenant", "id"), 3, new TableSpec(catalogSpec, "lake.accounts", List.of(), List.of(), 3,
-        WriteMode.POSITION_DELETES, Map.of(), Map.of()));
+    this.catalog = CatalogLoader.load("floe", lake.catalog(), SecretResolver.fromEnvironment());
+  }
+
+  /**
+   * One sink for the whole schema, as a user mirroring a database writes it: a topic pattern, and
+   * a table name template that routes each table's topic to {@code lake.<table>}. Every entry of
+   * {@link #sinks} then names one table of that sink and shares its config.
+   */
+  static Pipeline mirroring(Path dir, String name, String schema) throws Exception {
+    Lake lake = Lake.local(dir);
+    Pipeline p = new Pipeline(dir, name, lake);
+    String dlq = "dlq." + name + ".mirror";
+    p.kafka.createTopic(dlq, 1);
+    SinkSpec spec = new SinkSpec(
+        new SourceSpec(p.kafka.bootstrapServers(), List.of(), Pattern.quote(name + "." + schema + ".") + "[a-z]+", "floe-mirror", null, Map.of()),
+        new TableSpec(lake.catalog(), "lake.{table}", List.of(), List.of(), 3, WriteMode.POSITION_DELETES, Map.of(), Map.of()),
+        new CommitSpec("1s", 20_000, null), new DeadLetterSpec(dlq), null, COMPACTION);
+    Path config = dir.resolve("mirror.yaml");
+    Files.writeString(config, SinkConfigLoader.toYaml(spec));
+    Map<String, List<String>> keys = Map.of("orders", List.of("id"), "accounts", List.of("tenant", "id"));
+    Map<String, Integer> partitions = Map.of("orders", 4, "accounts", 3);
+    for (String table : List.of("orders", "accounts")) {
+      String topic = name + "." + schema + "." + table;
+      p.kafka.createTopic(topic, partitions.get(table));
+      p.sinks.put(table, new Sink(table, topic, partitions.get(table), spec.forTable("lake." + table), config, schema + "." + table, keys.get(table)));
+    }
+    return p;
   }
 
   private void add(String name, String sourceTable, List<String> key, int partitions, TableSpec table) throws Exception {
@@ -70,8 +102,7 @@ final class Pipeline implements AutoCloseable {
     kafka.createTopic(topic, partitions);
     kafka.createTopic(dlq, 1);
     SinkSpec spec = new SinkSpec(new SourceSpec(kafka.bootstrapServers(), List.of(topic), null, "floe-" + name, null, Map.of()),
-        table, new CommitSpec("1s", 20_000, null), new DeadLetterSpec(dlq), null,
-        new CompactionSpec(null, null, 2, "0s", 3, "1h", 5, true, true, true, true));
+        table, new CommitSpec("1s", 20_000, null), new DeadLetterSpec(dlq), null, COMPACTION);
     Path config = dir.resolve(name + ".yaml");
     Files.writeString(config, SinkConfigLoader.toYaml(spec));
     sinks.put(name, new Sink(name, topic, partitions, spec, config, sourceTable, key));
@@ -167,7 +198,6 @@ final class Pipeline implements AutoCloseable {
     return out.toString();
   }
 
-  /** Whether any worker's log has a line containing {@code text}. */
   /** How many times the workers' logs say {@code text}, over all workers and restarts. */
   long logCount(String text) throws java.io.IOException {
     long count = 0;

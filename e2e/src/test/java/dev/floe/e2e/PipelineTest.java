@@ -166,6 +166,24 @@ class PipelineTest {
     }
   }
 
+  @Test
+  void oneSinkMirrorsEveryTableOfTheSchemaThroughATableNameTemplate() throws Exception {
+    Workload workload = workload();
+    try (Pipeline pipeline = Pipeline.mirroring(dir, "e2e" + scenario, schema())) {
+      pipeline.startCapture();
+      WorkerProcess worker = pipeline.startWorker("orders"); // the schema's one sink: it writes both tables
+      workload.run(STATEMENTS / 2);
+      worker.kill();
+      pipeline.startWorker("orders");
+      workload.truncateAccounts();
+      workload.run(STATEMENTS / 2);
+
+      thenTheLakeEqualsTheSource(pipeline, 1);
+      assertThat(pipeline.compact("orders")).as("floe compact on the sink compacts each of its tables").isZero();
+      thenTheLakeEqualsTheSource(pipeline, 1);
+    }
+  }
+
   /** What a worker logs once when its commits start failing. */
   private static final String BACKING_OFF = "failing, retrying with backoff";
 
