@@ -173,7 +173,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       try {
         BatchResult result = engine.apply(records, deadLetters);
         outage.succeeded();
-        metrics.batchCommitted(result, Duration.ofNanos(System.nanoTime() - t0));
+        metrics.batchCommitted(engine.tableId().toString(), result, Duration.ofNanos(System.nanoTime() - t0));
         commitToKafka(result.nextOffsets());
         LOG.info("batch: {} records, {} rows written, {} keys deleted, {} rejected, {} already applied -> {} snapshot {}",
             result.records(), result.rowsWritten(), result.keysDeleted(), result.rejected().size(), result.alreadyApplied(),

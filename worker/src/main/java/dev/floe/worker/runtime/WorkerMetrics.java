@@ -18,16 +18,8 @@ import org.apache.kafka.common.TopicPartition;
 /** The worker's Prometheus metrics: what it consumed, wrote, rejected, how long commits took, how far behind it is. */
 public final class WorkerMetrics {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final Counter consumed;
-  private final Counter rowsWritten;
-  private final Counter keysDeleted;
-  private final Counter rejected;
-  private final Counter alreadyApplied;
   private final Counter commitFailures;
-  private final DistributionSummary batchRecords;
-  private final Timer commitLatency;
-  private final AtomicLong lastSnapshot = new AtomicLong();
-  private final AtomicLong lastCommitEpochSeconds = new AtomicLong();
+  private final Map<String, TableMeters> tables = new ConcurrentHashMap<>();
   private final Map<TopicPartition, AtomicLong> lag = new ConcurrentHashMap<>();
   private final Map<TopicPartition, Gauge> lagGauges = new ConcurrentHashMap<>();
   private final Tags tags;
@@ -36,31 +28,55 @@ public final class WorkerMetrics {
     tags = Tags.of("sink", sink);
     // the JVM's heap, what sizing a worker pod needs
     new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
-    consumed = Counter.builder("floe.records.consumed").tags(tags).description("Kafka records consumed").register(registry);
-    rowsWritten = Counter.builder("floe.rows.upserted").tags(tags).description("rows written (inserted or updated)").register(registry);
-    keysDeleted = Counter.builder("floe.rows.deleted").tags(tags).description("keys deleted").register(registry);
-    rejected = Counter.builder("floe.records.rejected").tags(tags).description("records sent to the dead-letter topic").register(registry);
-    alreadyApplied = Counter.builder("floe.records.already.applied").tags(tags).description("redelivered records the table already held").register(registry);
     commitFailures = Counter.builder("floe.commit.failures").tags(tags)
         .description("batch commits that failed and were retried with backoff (catalog, storage or Kafka outages)").register(registry);
-    batchRecords = DistributionSummary.builder("floe.batch.records").tags(tags).description("records per committed batch").register(registry);
-    commitLatency = Timer.builder("floe.commit.latency").tags(tags).description("time to apply and commit a batch").register(registry);
-    Gauge.builder("floe.last.snapshot.id", lastSnapshot, AtomicLong::get).tags(tags).register(registry);
-    Gauge.builder("floe.last.commit.time", lastCommitEpochSeconds, AtomicLong::get).tags(tags).baseUnit("seconds").register(registry);
   }
 
-  public void batchCommitted(BatchResult r, Duration took) {
-    consumed.increment(r.records());
-    rowsWritten.increment(r.rowsWritten());
-    keysDeleted.increment(r.keysDeleted());
-    rejected.increment(r.rejected().size());
-    alreadyApplied.increment(r.alreadyApplied());
-    batchRecords.record(r.records());
-    commitLatency.record(took);
-    if (r.snapshotId() != null) {
-      lastSnapshot.set(r.snapshotId());
-      lastCommitEpochSeconds.set(System.currentTimeMillis() / 1000);
+  /** What one table's batches did; a sink routed to many tables has one set per table. */
+  private final class TableMeters {
+    final Counter consumed;
+    final Counter rowsWritten;
+    final Counter keysDeleted;
+    final Counter rejected;
+    final Counter alreadyApplied;
+    final DistributionSummary batchRecords;
+    final Timer commitLatency;
+    final AtomicLong lastSnapshot = new AtomicLong();
+    final AtomicLong lastCommitEpochSeconds = new AtomicLong();
+
+    TableMeters(String table) {
+      Tags t = tags.and("table", table);
+      consumed = Counter.builder("floe.records.consumed").tags(t).description("Kafka records consumed").register(registry);
+      rowsWritten = Counter.builder("floe.rows.upserted").tags(t).description("rows written (inserted or updated)").register(registry);
+      keysDeleted = Counter.builder("floe.rows.deleted").tags(t).description("keys deleted").register(registry);
+      rejected = Counter.builder("floe.records.rejected").tags(t).description("records sent to the dead-letter topic").register(registry);
+      alreadyApplied = Counter.builder("floe.records.already.applied").tags(t).description("redelivered records the table already held").register(registry);
+      batchRecords = DistributionSummary.builder("floe.batch.records").tags(t).description("records per committed batch").register(registry);
+      commitLatency = Timer.builder("floe.commit.latency").tags(t).description("time to apply and commit a batch").register(registry);
+      Gauge.builder("floe.last.snapshot.id", lastSnapshot, AtomicLong::get).tags(t).register(registry);
+      Gauge.builder("floe.last.commit.time", lastCommitEpochSeconds, AtomicLong::get).tags(t).baseUnit("seconds")
+          .description("when this worker last committed to the table (epoch seconds): its freshness").register(registry);
     }
+  }
+
+  public void batchCommitted(String table, BatchResult r, Duration took) {
+    TableMeters m = tables.computeIfAbsent(table, TableMeters::new);
+    m.consumed.increment(r.records());
+    m.rowsWritten.increment(r.rowsWritten());
+    m.keysDeleted.increment(r.keysDeleted());
+    m.rejected.increment(r.rejected().size());
+    m.alreadyApplied.increment(r.alreadyApplied());
+    m.batchRecords.record(r.records());
+    m.commitLatency.record(took);
+    if (r.snapshotId() != null) {
+      m.lastSnapshot.set(r.snapshotId());
+      m.lastCommitEpochSeconds.set(System.currentTimeMillis() / 1000);
+    }
+  }
+
+  /** Batches committed so far, over all tables. */
+  public long committedBatches() {
+    return tables.values().stream().mapToLong(m -> m.batchRecords.count()).sum();
   }
 
   public void commitFailed() {

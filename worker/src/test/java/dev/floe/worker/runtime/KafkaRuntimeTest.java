@@ -101,7 +101,7 @@ class KafkaRuntimeTest {
     assertThat(header(d, KafkaDeadLetters.PARTITION)).isEqualTo("0");
     assertThat(header(d, KafkaDeadLetters.OFFSET)).isEqualTo("0");
     assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).containsOnlyKeys(1L, 2L);
-    assertThat(w.metrics.scrape()).contains("floe_records_rejected_total{sink=\"floe-orders\"} 1.0");
+    assertThat(w.metrics.scrape()).contains("floe_records_rejected_total{sink=\"floe-orders\",table=\"" + spec.table().name() + "\"} 1.0");
   }
 
   static SinkSpec sink(String topic, LocalWarehouse warehouse, String dlq) {
@@ -163,7 +163,7 @@ class KafkaRuntimeTest {
     }
 
     long committedBatches() {
-      return (long) metrics.registry().get("floe.batch.records").summary().count();
+      return metrics.committedBatches();
     }
 
     void stop() {

@@ -105,6 +105,9 @@ class TableRoutingTest {
     assertThat(runner.failure()).isNull();
     assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
     assertThat(ScriptPlayer.actual(catalog.loadTable(billingTable))).isEqualTo(billingModel.expected());
+    assertThat(metrics.scrape()).as("freshness per table")
+        .contains("floe_last_commit_time_seconds{sink=\"" + spec.sinkId() + "\",table=\"mirror.sales_orders\"}")
+        .contains("floe_last_commit_time_seconds{sink=\"" + spec.sinkId() + "\",table=\"mirror.billing_orders\"}");
     assertThat(OffsetLedger.read(catalog.loadTable(salesTable), spec.sinkId()).next()).isEqualTo(sales.nextOffsets());
     assertThat(OffsetLedger.read(catalog.loadTable(billingTable), spec.sinkId()).next()).isEqualTo(billing.nextOffsets());
     // and the commands that act on a sink's tables afterwards find exactly these two
