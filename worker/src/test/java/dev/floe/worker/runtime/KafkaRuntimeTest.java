@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.config.CommitSpec;
 import dev.floe.worker.config.DeadLetterSpec;
-import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
@@ -53,9 +52,9 @@ class KafkaRuntimeTest {
     } while (partitionsTouched(steps.subList(1_000, 2_000)) < OrdersTable.PARTITIONS);
     TestKafka.produce(source.records(steps.subList(0, 1_000), model));
 
-    Worker a = Worker.start(spec, warehouse);
+    RunningWorker a = RunningWorker.start(spec, warehouse);
     await().atMost(Duration.ofSeconds(60)).until(() -> applied(spec, warehouse) > 0);
-    Worker b = Worker.start(spec, warehouse); // joins: the group rebalances, B takes a partition
+    RunningWorker b = RunningWorker.start(spec, warehouse); // joins: the group rebalances, B takes a partition
     await().atMost(Duration.ofSeconds(60)).until(() -> !b.runner.owned().isEmpty() && !a.runner.owned().isEmpty());
     for (int i = 1_000; i < 2_000; i += 100) {
       TestKafka.produce(source.records(steps.subList(i, i + 100), model));
@@ -88,7 +87,7 @@ class KafkaRuntimeTest {
     TestKafka.produce(List.of(poison)); // partition 0, offset 0
     TestKafka.produce(source.records(List.of(new Step.Upsert(1, Map.of("qty", 1)), new Step.Upsert(2, Map.of("qty", 2))), model));
 
-    Worker w = Worker.start(spec, warehouse);
+    RunningWorker w = RunningWorker.start(spec, warehouse);
     await().atMost(Duration.ofSeconds(60)).until(() -> applied(spec, warehouse) == 3);
     w.stop();
 
@@ -135,48 +134,4 @@ class KafkaRuntimeTest {
   private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
     return new String(r.headers().lastHeader(key).value(), StandardCharsets.UTF_8);
   }
-
-  /** A worker (runner and its thread) of the sink. */
-  static final class Worker {
-    final SinkRunner runner;
-    final WorkerMetrics metrics;
-    final Thread thread;
-
-    private Worker(SinkRunner runner, WorkerMetrics metrics) {
-      this.runner = runner;
-      this.metrics = metrics;
-      this.thread = new Thread(runner, "worker");
-    }
-
-    static Worker start(SinkSpec spec, LocalWarehouse warehouse) {
-      WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
-      Worker w = new Worker(new SinkRunner(spec, new SinkEngine(spec, warehouse.catalog()), metrics, SecretResolver.fromEnvironment()), metrics);
-      w.thread.start();
-      return w;
-    }
-
-    /** The partitions this worker's {@code floe_lag} gauges report. */
-    Set<Integer> lagPartitions() {
-      return metrics.registry().find("floe.lag").tagKeys("sink").gauges().stream()
-          .map(g -> Integer.parseInt(g.getId().getTag("partition")))
-          .collect(Collectors.toSet());
-    }
-
-    long committedBatches() {
-      return metrics.committedBatches();
-    }
-
-    void stop() {
-      runner.stop();
-      try {
-        thread.join(30_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      assertThat(thread.isAlive()).as("worker stopped").isFalse();
-      assertThat(runner.failure()).as("worker failure").isNull();
-      runner.close();
-    }
-  }
-
 }

@@ -9,14 +9,12 @@ import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.config.CommitSpec;
 import dev.floe.worker.config.DeadLetterSpec;
 import dev.floe.worker.config.ConfigException;
-import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SinkSpecValidator;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableNameTemplate;
 import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.decode.RawRecord;
-import dev.floe.worker.engine.TableRouter;
 import dev.floe.worker.maintain.CompactionReport;
 import dev.floe.worker.maintain.Compactor;
 import dev.floe.worker.model.OrdersModel;
@@ -89,23 +87,17 @@ class TableRoutingTest {
       TestKafka.produce(billing.records(billingSteps.subList(i * 100, (i + 1) * 100), billingModel));
     }
     // when one sink runs
-    WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
-    SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, warehouse.catalog()), metrics, SecretResolver.fromEnvironment());
-    Thread worker = new Thread(runner, "worker");
-    worker.start();
+    RunningWorker worker = RunningWorker.start(spec, warehouse);
     Catalog catalog = warehouse.catalog();
     TableIdentifier salesTable = TableIdentifier.parse("mirror.sales_orders");
     TableIdentifier billingTable = TableIdentifier.parse("mirror.billing_orders");
     await().atMost(Duration.ofSeconds(90)).until(() -> holds(catalog, salesTable, spec, sales) && holds(catalog, billingTable, spec, billing));
-    runner.stop();
-    join(worker);
-    runner.close();
+    worker.stop();
 
     // then each table equals its own source and holds only its own topic's offsets
-    assertThat(runner.failure()).isNull();
     assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
     assertThat(ScriptPlayer.actual(catalog.loadTable(billingTable))).isEqualTo(billingModel.expected());
-    assertThat(metrics.scrape()).as("freshness per table")
+    assertThat(worker.metrics.scrape()).as("freshness per table")
         .contains("floe_last_commit_time_seconds{sink=\"" + spec.sinkId() + "\",table=\"mirror.sales_orders\"}")
         .contains("floe_last_commit_time_seconds{sink=\"" + spec.sinkId() + "\",table=\"mirror.billing_orders\"}");
     assertThat(OffsetLedger.read(catalog.loadTable(salesTable), spec.sinkId()).next()).isEqualTo(sales.nextOffsets());
@@ -141,10 +133,8 @@ class TableRoutingTest {
     // given a good table and one whose source changes a column's type
     TestKafka.produce(sales.records(salesSteps.subList(0, 200), salesModel));
     TestKafka.produce(List.of(first));
-    WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
-    SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, warehouse.catalog()), metrics, SecretResolver.fromEnvironment());
-    Thread worker = new Thread(runner, "worker");
-    worker.start();
+    RunningWorker worker = RunningWorker.start(spec, warehouse);
+    SinkRunner runner = worker.runner;
     Catalog catalog = warehouse.catalog();
     TableIdentifier stockTable = TableIdentifier.parse("mirror.stock_orders");
     await().atMost(Duration.ofSeconds(60)).until(() -> catalog.tableExists(stockTable));
@@ -160,14 +150,11 @@ class TableRoutingTest {
     assertThat(runner.isRunning()).isTrue();
     assertThat(runner.stoppedTables()).containsOnlyKeys("mirror.stock_orders");
     assertThat(runner.stoppedTables().get("mirror.stock_orders")).contains("column 'qty' changed type from int to string");
-    assertThat(metrics.scrape()).contains("floe_table_stopped{sink=\"" + spec.sinkId() + "\",table=\"mirror.stock_orders\"} 1.0");
+    assertThat(worker.metrics.scrape()).contains("floe_table_stopped{sink=\"" + spec.sinkId() + "\",table=\"mirror.stock_orders\"} 1.0");
     assertThat(LocalWarehouse.rows(catalog.loadTable(stockTable))).hasSize(1);
     assertThat(TestKafka.readAll(dlq, 1, Duration.ofSeconds(30))).hasSize(1);
     assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
-    runner.stop();
-    join(worker);
-    runner.close();
-    assertThat(runner.failure()).isNull();
+    worker.stop();
   }
 
   private static Map<String, Object> row(long id, Object qty) {
@@ -192,13 +179,5 @@ class TableRoutingTest {
         new SourceSpec(TestKafka.bootstrap(), List.of(), topicPattern, "floe-mirror-" + UUID.randomUUID().toString().substring(0, 6), null, Map.of()),
         new TableSpec(warehouse.spec(), tableTemplate, List.of(), List.of(), 2, null, OrdersTable.RULES, Map.of()),
         new CommitSpec("300ms", 400, null), null, null);
-  }
-
-  private static void join(Thread t) {
-    try {
-      t.join(30_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

@@ -1,0 +1,55 @@
+package dev.floe.worker.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.worker.config.SecretResolver;
+import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.engine.TableRouter;
+import dev.floe.worker.testing.LocalWarehouse;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** A worker of a sink running in this JVM: its runner on a thread of its own, and its metrics. */
+final class RunningWorker {
+  final SinkRunner runner;
+  final WorkerMetrics metrics;
+  private final Thread thread;
+
+  private RunningWorker(SinkRunner runner, WorkerMetrics metrics) {
+    this.runner = runner;
+    this.metrics = metrics;
+    this.thread = new Thread(runner, "worker");
+  }
+
+  /** Starts a worker of the sink, routing its topics as {@code floe run} does. */
+  static RunningWorker start(SinkSpec spec, LocalWarehouse warehouse) {
+    WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
+    RunningWorker w = new RunningWorker(new SinkRunner(spec, TableRouter.of(spec, warehouse.catalog()), metrics, SecretResolver.fromEnvironment()), metrics);
+    w.thread.start();
+    return w;
+  }
+
+  /** The partitions this worker's {@code floe_lag} gauges report. */
+  Set<Integer> lagPartitions() {
+    return metrics.registry().find("floe.lag").tagKeys("sink").gauges().stream()
+        .map(g -> Integer.parseInt(g.getId().getTag("partition")))
+        .collect(Collectors.toSet());
+  }
+
+  long committedBatches() {
+    return metrics.committedBatches();
+  }
+
+  /** Stops it as SIGTERM does, and checks that it stopped cleanly. */
+  void stop() {
+    runner.stop();
+    try {
+      thread.join(30_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    assertThat(thread.isAlive()).as("worker stopped").isFalse();
+    assertThat(runner.failure()).as("worker failure").isNull();
+    runner.close();
+  }
+}
