@@ -1,5 +1,7 @@
 package dev.floe.e2e;
 
+import dev.floe.worker.testing.Postgres;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -88,7 +90,7 @@ final class LakeChecker {
 
   static Side source(String table, List<String> key) throws SQLException {
     Map<String, Map<String, Object>> rows = new TreeMap<>();
-    try (Connection c = SourceDatabase.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
+    try (Connection c = Postgres.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
       ResultSetMetaData md = rs.getMetaData();
       while (rs.next()) {
         Map<String, Object> row = new TreeMap<>();

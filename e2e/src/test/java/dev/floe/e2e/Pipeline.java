@@ -14,6 +14,7 @@ import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.quickstart.EmbeddedKafka;
 import dev.floe.worker.quickstart.PostgresCapture;
+import dev.floe.worker.testing.Postgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -111,7 +112,7 @@ final class Pipeline implements AutoCloseable {
   /** Starts capturing the workload's tables: their snapshot, then every change. */
   void startCapture() {
     List<String> tables = sinks.values().stream().map(Sink::sourceTable).toList();
-    capture = new PostgresCapture(SourceDatabase.URL, SourceDatabase.USER, SourceDatabase.PASSWORD, String.join(",", tables), prefix,
+    capture = new PostgresCapture(Postgres.URL, Postgres.USER, Postgres.PASSWORD, String.join(",", tables), prefix,
         kafka.bootstrapServers());
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.floe.worker.runtime.KafkaDeadLetters;
+import dev.floe.worker.testing.Postgres;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,7 +44,7 @@ class PipelineTest {
 
   @BeforeEach
   void given(TestInfo test) {
-    SourceDatabase.assumeAvailable();
+    Postgres.assumeAvailable();
     seed = Long.getLong("floe.e2e.seed", System.nanoTime());
     scenario = test.getTestMethod().orElseThrow().getName().replaceAll("[^A-Za-z]", "").toLowerCase().substring(0, 12);
     System.out.printf("e2e %s: seed %d, %d statements over %d keys%n", scenario, seed, STATEMENTS, KEYS);
@@ -63,7 +64,7 @@ class PipelineTest {
 
       // and the checker does see a difference: a change the pipeline never captures
       pipeline.stopEverything();
-      SourceDatabase.execute("UPDATE " + schema() + ".orders SET qty = coalesce(qty, 0) + 1 WHERE id = (SELECT min(id) FROM " + schema() + ".orders)");
+      Postgres.execute("UPDATE " + schema() + ".orders SET qty = coalesce(qty, 0) + 1 WHERE id = (SELECT min(id) FROM " + schema() + ".orders)");
       assertThat(pipeline.differences()).anyMatch(d -> d.contains("differs") && d.contains("qty: source="));
     }
   }

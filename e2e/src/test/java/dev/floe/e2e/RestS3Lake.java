@@ -2,6 +2,7 @@ package dev.floe.e2e;
 
 import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.CatalogType;
+import dev.floe.worker.testing.S3Endpoint;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.ServerSocket;
@@ -12,12 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 
 /**
  * S3 through S3Proxy on loopback (in this JVM, over a directory) and Iceberg's REST catalog test
@@ -26,53 +22,25 @@ import org.jclouds.blobstore.BlobStoreContext;
  */
 final class RestS3Lake implements Lake {
   static final String BUCKET = "lake";
-  static final String ACCESS_KEY = "floe-access";
-  static final String SECRET_KEY = "floe-secret";
 
   private final Path dir;
-  private final BlobStoreContext blobs;
-  private final int s3Port = freePort();
+  private final S3Endpoint s3;
   private final int restPort = freePort();
-  private S3Proxy s3;
   private Process rest;
 
   RestS3Lake(Path dir) throws Exception {
     this.dir = dir;
-    Path data = Files.createDirectories(dir.resolve("s3"));
-    Properties p = new Properties();
-    p.setProperty("jclouds.filesystem.basedir", data.toString());
-    blobs = ContextBuilder.newBuilder("filesystem").overrides(p).build(BlobStoreContext.class);
-    startS3();
-    blobs.getBlobStore().createContainerInLocation(null, BUCKET);
+    s3 = new S3Endpoint(Files.createDirectories(dir.resolve("s3")), BUCKET);
     startCatalog();
   }
 
   @Override
   public CatalogSpec catalog() {
-    return new CatalogSpec(CatalogType.REST, "http://127.0.0.1:" + restPort, "s3://" + BUCKET + "/warehouse", null, null, s3Properties());
-  }
-
-  private Map<String, String> s3Properties() {
-    return Map.of(
-        "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
-        "s3.endpoint", "http://127.0.0.1:" + s3Port,
-        "s3.path-style-access", "true",
-        "s3.access-key-id", ACCESS_KEY,
-        "s3.secret-access-key", SECRET_KEY,
-        "client.region", "us-east-1");
+    return new CatalogSpec(CatalogType.REST, "http://127.0.0.1:" + restPort, "s3://" + BUCKET + "/warehouse", null, null, s3.fileIoProperties());
   }
 
   void startS3() throws Exception {
-    s3 = S3Proxy.builder()
-        .blobStore(blobs.getBlobStore())
-        .endpoint(URI.create("http://127.0.0.1:" + s3Port))
-        .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
-        .ignoreUnknownHeaders(true)
-        .build();
     s3.start();
-    while (!"STARTED".equals(s3.getState())) {
-      Thread.sleep(10);
-    }
   }
 
   void stopS3() throws Exception {
@@ -92,10 +60,10 @@ final class RestS3Lake implements Lake {
     env.put("CATALOG_URI", "jdbc:sqlite:file:" + dir.resolve("rest-catalog.db"));
     env.put("CATALOG_WAREHOUSE", "s3://" + BUCKET + "/warehouse");
     env.put("CATALOG_IO__IMPL", "org.apache.iceberg.aws.s3.S3FileIO");
-    env.put("CATALOG_S3_ENDPOINT", "http://127.0.0.1:" + s3Port);
+    env.put("CATALOG_S3_ENDPOINT", s3.endpoint());
     env.put("CATALOG_S3_PATH__STYLE__ACCESS", "true");
-    env.put("CATALOG_S3_ACCESS__KEY__ID", ACCESS_KEY);
-    env.put("CATALOG_S3_SECRET__ACCESS__KEY", SECRET_KEY);
+    env.put("CATALOG_S3_ACCESS__KEY__ID", S3Endpoint.ACCESS_KEY);
+    env.put("CATALOG_S3_SECRET__ACCESS__KEY", S3Endpoint.SECRET_KEY);
     env.put("CATALOG_CLIENT_REGION", "us-east-1");
     env.put("AWS_REGION", "us-east-1");
     rest = b.start();
@@ -131,8 +99,7 @@ final class RestS3Lake implements Lake {
     if (rest != null) {
       stopCatalog();
     }
-    s3.stop();
-    blobs.close();
+    s3.close();
   }
 
   private static int freePort() {

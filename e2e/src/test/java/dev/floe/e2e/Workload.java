@@ -1,5 +1,7 @@
 package dev.floe.e2e;
 
+import dev.floe.worker.testing.Postgres;
+
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -42,7 +44,7 @@ final class Workload {
 
   /** Creates the schema and its tables (REPLICA IDENTITY DEFAULT: deletes carry only the key). */
   void create() throws SQLException {
-    SourceDatabase.execute(
+    Postgres.execute(
         "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
         "CREATE SCHEMA " + schema,
         "CREATE TABLE " + schema + ".orders (id bigint PRIMARY KEY, region text NOT NULL, qty integer, price numeric(12,2),"
@@ -55,7 +57,7 @@ final class Workload {
 
   /** Runs {@code count} statements (transactions count as one), returning how many ran. */
   int run(int count) throws SQLException {
-    try (Connection c = SourceDatabase.connect()) {
+    try (Connection c = Postgres.connect()) {
       for (int i = 0; i < count; i++) {
         int dice = random.nextInt(100);
         if (dice < 6) {
@@ -79,7 +81,7 @@ final class Workload {
 
   /** Empties the accounts table (once per run is enough to cover it). */
   void truncateAccounts() throws SQLException {
-    SourceDatabase.execute("TRUNCATE " + schema + ".accounts");
+    Postgres.execute("TRUNCATE " + schema + ".accounts");
   }
 
   private void transaction(Connection c) throws SQLException {
