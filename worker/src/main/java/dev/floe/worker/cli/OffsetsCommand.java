@@ -7,6 +7,7 @@ import dev.floe.worker.commit.SinkOffsets;
 import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.TableNameTemplate;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.iceberg.catalog.Catalog;
@@ -26,7 +27,9 @@ final class OffsetsCommand implements Callable<Integer> {
     Catalog catalogClient = CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment());
     List<TableIdentifier> tables = SinkTables.existing(catalogClient, spec);
     if (tables.isEmpty()) {
-      System.out.printf("table %s holds no offsets for sink %s%n", spec.table().name(), spec.sinkId());
+      String name = spec.table().name();
+      System.out.println((TableNameTemplate.isTemplate(name) ? "no table of " + name + " holds offsets" : "table " + name + " holds no offsets")
+          + " for sink " + spec.sinkId());
       return 0;
     }
     for (TableIdentifier id : tables) {
