@@ -21,12 +21,13 @@ import picocli.CommandLine.Option;
 
 /** Compacts the sink's table (or each table it routes to) beside live workers; the exit code tells a Job what happened. */
 @Command(name = "compact", mixinStandardHelpOptions = true,
-    description = "Rewrite small files and files with deletes, expire snapshots, remove orphans, rewrite manifests."
+    description = "Rewrite small files and files with deletes, expire snapshots, remove orphans, rewrite manifests"
+        + " (of each table, for a sink routed to many tables; --report then holds their totals)."
         + " Exit 0: done; 3: partial (a group lost a race, the next run retries); 1: failed.")
 final class CompactCommand implements Callable<Integer> {
   @Mixin ConfigOption config;
 
-  @Option(names = "--report", description = "Also write the report as JSON to this file.")
+  @Option(names = "--report", description = "Also write the report as JSON to this file (for a routed sink, the totals over its tables).")
   Path report;
 
   @Option(names = "--json", description = "Print the report as JSON instead of text.")
@@ -53,15 +54,14 @@ final class CompactCommand implements Callable<Integer> {
         System.out.print(r.toText());
       }
     }
-    // one table: its report; a sink routed to many tables: an array of them
-    String reportJson = TableNameTemplate.isTemplate(spec.table().name())
-        ? reports.stream().map(CompactionReport::toJson).collect(Collectors.joining(",", "[", "]"))
-        : reports.get(0).toJson();
+    boolean routed = TableNameTemplate.isTemplate(spec.table().name());
     if (json) {
-      System.out.println(reportJson);
+      // one table: its report; a sink routed to many tables: an array of them
+      System.out.println(routed ? reports.stream().map(CompactionReport::toJson).collect(Collectors.joining(",", "[", "]")) : reports.get(0).toJson());
     }
     if (report != null) {
-      Files.writeString(report, reportJson);
+      // the operator reads this from the Job's termination message: one object, however many tables
+      Files.writeString(report, (routed ? CompactionReport.total(spec.table().name(), reports) : reports.get(0)).toJson());
     }
     return CompactionReport.worstExitCode(reports);
   }

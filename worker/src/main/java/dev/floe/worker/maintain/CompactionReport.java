@@ -38,6 +38,34 @@ public record CompactionReport(
     return codes.contains(1) ? 1 : codes.contains(3) ? 3 : 0;
   }
 
+  /**
+   * The totals over several tables' compactions, in the shape of one report (what fits a Job's
+   * termination message, which Kubernetes cuts at 4 KiB, however many tables a sink has); errors
+   * are named by table, at most ten.
+   */
+  public static CompactionReport total(String name, List<CompactionReport> reports) {
+    List<String> errors = reports.stream().flatMap(r -> r.errors().stream().map(e -> r.table() + ": " + e)).toList();
+    return new CompactionReport(name + " (" + reports.size() + " tables)",
+        reports.stream().mapToDouble(CompactionReport::seconds).sum(),
+        sum(reports.stream().map(CompactionReport::before).toList()),
+        sum(reports.stream().map(CompactionReport::after).toList()),
+        reports.stream().mapToInt(CompactionReport::groupsRewritten).sum(),
+        reports.stream().mapToInt(CompactionReport::groupsFailed).sum(),
+        reports.stream().mapToInt(CompactionReport::dataFilesRewritten).sum(),
+        reports.stream().mapToInt(CompactionReport::dataFilesWritten).sum(),
+        reports.stream().mapToLong(CompactionReport::rowsWritten).sum(),
+        reports.stream().mapToInt(CompactionReport::deleteFilesRemoved).sum(),
+        reports.stream().mapToInt(CompactionReport::snapshotsExpired).sum(),
+        reports.stream().mapToInt(CompactionReport::orphansRemoved).sum(),
+        reports.stream().mapToInt(CompactionReport::manifestsRewritten).sum(),
+        errors.size() <= 10 ? errors : errors.subList(0, 10));
+  }
+
+  private static TableStats sum(List<TableStats> stats) {
+    return new TableStats(stats.stream().mapToLong(TableStats::dataFiles).sum(), stats.stream().mapToLong(TableStats::deleteFiles).sum(),
+        stats.stream().mapToLong(TableStats::bytes).sum(), stats.stream().mapToLong(TableStats::snapshots).sum());
+  }
+
   public String toJson() {
     try {
       return JSON.writeValueAsString(this);

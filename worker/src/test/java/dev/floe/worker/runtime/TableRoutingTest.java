@@ -104,10 +104,16 @@ class TableRoutingTest {
     assertThat(OffsetLedger.read(catalog.loadTable(billingTable), spec.sinkId()).next()).isEqualTo(billing.nextOffsets());
     // and the commands that act on a sink's tables afterwards find exactly these two
     assertThat(SinkTables.existing(catalog, spec)).containsExactly(billingTable, salesTable);
+    List<CompactionReport> reports = new ArrayList<>();
     for (TableIdentifier id : SinkTables.existing(catalog, spec)) {
       CompactionReport report = new Compactor(catalog.loadTable(id), spec.sinkId(), spec.compaction()).run();
       assertThat(report.exitCode()).as(report.toText()).isZero();
+      reports.add(report);
     }
+    CompactionReport total = CompactionReport.total(spec.table().name(), reports);
+    assertThat(total.before().dataFiles()).isEqualTo(reports.get(0).before().dataFiles() + reports.get(1).before().dataFiles());
+    assertThat(total.after().bytes()).isEqualTo(reports.get(0).after().bytes() + reports.get(1).after().bytes());
+    assertThat(total.exitCode()).isZero();
     assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
   }
 
