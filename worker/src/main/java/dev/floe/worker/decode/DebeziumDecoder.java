@@ -37,6 +37,7 @@ public final class DebeziumDecoder {
   public static final String OLD_KEY_HEADER = "__debezium.oldkey";
 
   private final List<String> configuredKey;
+  private final boolean scanEnvelopes;
   private final Map<SchemaBytes, EnvelopeSchemas> schemaCache = Collections.synchronizedMap(
       new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -85,7 +86,17 @@ public final class DebeziumDecoder {
 
   /** @param configuredKey the primary-key columns from config, used when a record has no key */
   public DebeziumDecoder(List<String> configuredKey) {
+    this(configuredKey, true);
+  }
+
+  private DebeziumDecoder(List<String> configuredKey, boolean scanEnvelopes) {
     this.configuredKey = List.copyOf(configuredKey);
+    this.scanEnvelopes = scanEnvelopes;
+  }
+
+  /** The same decoder reading every envelope with Jackson alone: the baseline its benchmark compares against. */
+  public static DebeziumDecoder withoutEnvelopeScanner(List<String> configuredKey) {
+    return new DebeziumDecoder(configuredKey, false);
   }
 
   /**
@@ -106,7 +117,7 @@ public final class DebeziumDecoder {
     if (record.value() == null || record.value().length == 0) {
       return new Decoded.Skip(record, "tombstone");
     }
-    Envelope envelope = envelope(record.value());
+    Envelope envelope = envelope(record.value(), scanEnvelopes);
     JsonNode payload = envelope.payload();
     if (payload == null || payload.isNull()) {
       return new Decoded.Skip(record, "tombstone");
@@ -159,7 +170,12 @@ public final class DebeziumDecoder {
    * JsonConverter's schemas most of each record is the same schema, and building its tree per record
    * was most of the decoding time. Without an envelope the whole value is the payload.
    */
-  private static Envelope envelope(byte[] bytes) {
+  private static Envelope envelope(byte[] bytes, boolean scan) {
+    EnvelopeScanner.Spans spans = scan ? EnvelopeScanner.scan(bytes) : null;
+    if (spans != null) { // JsonConverter's own layout: the schema is only located, never tokenized
+      JsonNode payload = parse(bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(), "value");
+      return new Envelope(payload, bytes, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
+    }
     try (JsonParser p = JSON.createParser(bytes)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new DecodeException("value is not a JSON object");
@@ -342,8 +358,12 @@ public final class DebeziumDecoder {
   }
 
   private static JsonNode parse(byte[] bytes, String what) {
+    return parse(bytes, 0, bytes.length, what);
+  }
+
+  private static JsonNode parse(byte[] bytes, int offset, int length, String what) {
     try {
-      JsonParser p = JSON.createParser(bytes);
+      JsonParser p = JSON.createParser(bytes, offset, length);
       JsonNode node = JSON.readTree(p);
       if (node == null) {
         throw new DecodeException(what + " is empty");
