@@ -4,6 +4,8 @@ import dev.floe.worker.fold.FoldedBatch;
 import dev.floe.worker.fold.KeyFold;
 import dev.floe.worker.fold.MergeRule;
 import dev.floe.worker.fold.RowKey;
+import dev.floe.worker.fold.Unchanged;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -67,17 +69,18 @@ public final class ChangeResolver {
         previousKeys.add(f.movedFrom());
       }
     }
-    lookup.addAll(previousKeys);
-    needValues.addAll(previousKeys);
-    Map<RowKey, Object[]> stored = baseSnapshot == null || lookup.isEmpty()
-        ? Collections.emptyMap()
-        : storedRows.read(lookup, needValues);
     Map<RowKey, Long> movedAt = new HashMap<>();
     folded.keys().values().forEach(f -> {
       if (f.movedFrom() != null && f.movedAtLsn() != null) {
         movedAt.merge(f.movedFrom(), f.movedAtLsn(), Math::max);
       }
     });
+    addEarlierMoves(folded, previousKeys, movedAt);
+    lookup.addAll(previousKeys);
+    needValues.addAll(previousKeys);
+    Map<RowKey, Object[]> stored = baseSnapshot == null || lookup.isEmpty()
+        ? Collections.emptyMap()
+        : storedRows.read(lookup, needValues);
     Map<RowKey, Object[]> previousImages = previousImages(table, baseSnapshot, layout, folded, stored, previousKeys, movedAt);
 
     List<Object[]> rows = new ArrayList<>(folded.keys().size());
@@ -104,23 +107,73 @@ public final class ChangeResolver {
     return new Changes(rows, deletes);
   }
 
+  /**
+   * A row moved more than once in one batch (1 -> 6 -> 3) takes its unchanged values from where it
+   * started: adds the keys it passed through, and when it left each, to {@code keys} and {@code movedAt}.
+   */
+  private static void addEarlierMoves(FoldedBatch folded, Set<RowKey> keys, Map<RowKey, Long> movedAt) {
+    ArrayDeque<RowKey> todo = new ArrayDeque<>(keys);
+    while (!todo.isEmpty()) {
+      RowKey key = todo.pop();
+      KeyFold.Move earlier = earlierMove(folded.keys().get(key), movedAt, key);
+      if (earlier != null && keys.add(earlier.from())) {
+        if (earlier.atLsn() != null) {
+          movedAt.merge(earlier.from(), earlier.atLsn(), Math::max);
+        }
+        todo.push(earlier.from());
+      }
+    }
+  }
+
+  /** How the image of {@code fold}'s key that a later move took had itself arrived there, or null. */
+  private static KeyFold.Move earlierMove(KeyFold fold, Map<RowKey, Long> movedAt, RowKey key) {
+    if (fold == null) {
+      return null;
+    }
+    if (fold.deletedInBatch()) {
+      return fold.moveBeforeDeleteAt(movedAt.get(key));
+    }
+    return fold.movedFrom() == null ? null : new KeyFold.Move(fold.movedFrom(), fold.movedAtLsn());
+  }
+
+  /**
+   * The row under {@code old} just before a primary-key update moved it away, its unchanged values
+   * taken from the key it had itself come from in this batch, if any.
+   */
+  private static Object[] imageBeforeMove(RowKey old, FoldedBatch folded, Map<RowKey, Object[]> stored, Map<RowKey, Long> movedAt,
+      MergeRule[] rules, Set<RowKey> visiting) {
+    KeyFold fold = folded.keys().get(old);
+    if (fold == null) {
+      return stored.get(old);
+    }
+    KeyFold.Move earlier = visiting.add(old) ? earlierMove(fold, movedAt, old) : null; // a cycle ends the chain
+    Object[] before = earlier == null ? null : imageBeforeMove(earlier.from(), folded, stored, movedAt, rules, visiting);
+    if (fold.deletedInBatch()) {
+      // the key change's delete half: the row as it was just before it (the old key may be re-used after)
+      Object[] image = fold.imageBeforeDeleteAt(movedAt.get(old), stored.get(old), rules);
+      return before == null || image == null ? image : fillUnchanged(image, before);
+    }
+    // the delete half is still to come (its partition lags): the row as it is now
+    return fold.resolve(stored.get(old), rules, before);
+  }
+
+  private static Object[] fillUnchanged(Object[] image, Object[] from) {
+    Object[] out = image.clone();
+    for (int i = 0; i < out.length; i++) {
+      if (out[i] == Unchanged.VALUE) {
+        out[i] = from[i];
+      }
+    }
+    return out;
+  }
+
   private static Map<RowKey, Object[]> previousImages(
       Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded, Map<RowKey, Object[]> stored, Set<RowKey> keys,
       Map<RowKey, Long> movedAt) {
     Map<RowKey, Object[]> images = new HashMap<>();
     Set<RowKey> missing = new HashSet<>();
     for (RowKey old : keys) {
-      KeyFold oldFold = folded.keys().get(old);
-      Object[] image;
-      if (oldFold == null) {
-        image = stored.get(old);
-      } else if (oldFold.deletedInBatch()) {
-        // the key change's delete half: the row as it was just before it (the old key may be re-used after)
-        image = oldFold.imageBeforeDeleteAt(movedAt.get(old), stored.get(old), layout.rules());
-      } else {
-        // the delete half is still to come (its partition lags): the row as it is now
-        image = oldFold.resolve(stored.get(old), layout.rules());
-      }
+      Object[] image = imageBeforeMove(old, folded, stored, movedAt, layout.rules(), new HashSet<>());
       if (image != null) {
         images.put(old, image);
       } else {

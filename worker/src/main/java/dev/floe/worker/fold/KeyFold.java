@@ -13,7 +13,10 @@ public final class KeyFold {
   /** The image removed by each delete in this batch, in order: a key change picks the one it followed. */
   private final java.util.List<Removed> removed = new java.util.ArrayList<>(1);
 
-  private record Removed(Long lsn, Object[] partial, boolean discardedStored) {}
+  private record Removed(Long lsn, Object[] partial, boolean discardedStored, RowKey movedFrom, Long movedAtLsn) {}
+
+  /** A primary-key update that brought a row to this key: the old key and the LSN of the create. */
+  public record Move(RowKey from, Long atLsn) {}
 
   /** @param discardsStored true when the table is truncated before this key's changes */
   KeyFold(boolean discardsStored) {
@@ -39,12 +42,13 @@ public final class KeyFold {
   void delete(Long lsn) {
     // A second delete with no row in between removes nothing: keep the image the first one removed.
     if (partial != null || !deletedInBatch) {
-      removed.add(new Removed(lsn, partial, discardsStored));
+      removed.add(new Removed(lsn, partial, discardsStored, movedFrom, movedAtLsn));
     }
     deletedInBatch = true;
     discardsStored = true;
     partial = null;
     movedFrom = null;
+    movedAtLsn = null;
   }
 
   /** The current row came from another key by a primary-key update (the create at {@code lsn}). */
@@ -152,6 +156,20 @@ public final class KeyFold {
    * LSN (a key change is a delete then a create in one transaction), else the last delete.
    */
   public Object[] imageBeforeDeleteAt(Long lsn, Object[] stored, MergeRule[] rules) {
+    Removed pick = removedBefore(lsn);
+    return pick == null ? stored : image(pick.partial(), pick.discardedStored(), stored, rules);
+  }
+
+  /**
+   * How the row that {@link #imageBeforeDeleteAt} returns came to this key, when a primary-key
+   * update in this batch brought it (so unchanged values chain back through that key); else null.
+   */
+  public Move moveBeforeDeleteAt(Long lsn) {
+    Removed pick = removedBefore(lsn);
+    return pick == null || pick.movedFrom() == null ? null : new Move(pick.movedFrom(), pick.movedAtLsn());
+  }
+
+  private Removed removedBefore(Long lsn) {
     Removed pick = null;
     for (Removed r : removed) {
       if (lsn == null || r.lsn() == null || r.lsn() < lsn) {
@@ -161,7 +179,7 @@ public final class KeyFold {
     if (pick == null && !removed.isEmpty()) {
       pick = removed.get(removed.size() - 1);
     }
-    return pick == null ? stored : image(pick.partial(), pick.discardedStored(), stored, rules);
+    return pick;
   }
 
   private static Object[] image(Object[] partial, boolean discarded, Object[] stored, MergeRule[] rules) {
