@@ -39,10 +39,11 @@ final class CompactCommand implements Callable<Integer> {
     CatalogSpec catalog = ConfigOption.catalog(spec);
     var catalogClient = CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment());
     List<TableIdentifier> tables = SinkTables.existing(catalogClient, spec);
+    String name = spec.table().name();
+    boolean routed = TableNameTemplate.isTemplate(name);
     if (tables.isEmpty()) {
       // A schedule can fire before the sink's first commit creates the table: nothing to do yet.
-      String name = spec.table().name();
-      System.out.println("floe compact: " + (TableNameTemplate.isTemplate(name) ? "no table of " + name + " exists" : "table " + name + " does not exist")
+      System.out.println("floe compact: " + (routed ? "no table of " + name + " exists" : "table " + name + " does not exist")
           + " yet; nothing to compact");
       return 0;
     }
@@ -54,14 +55,13 @@ final class CompactCommand implements Callable<Integer> {
         System.out.print(r.toText());
       }
     }
-    boolean routed = TableNameTemplate.isTemplate(spec.table().name());
     if (json) {
       // one table: its report; a sink routed to many tables: an array of them
       System.out.println(routed ? reports.stream().map(CompactionReport::toJson).collect(Collectors.joining(",", "[", "]")) : reports.get(0).toJson());
     }
     if (report != null) {
       // the operator reads this from the Job's termination message: one object, however many tables
-      Files.writeString(report, (routed ? CompactionReport.total(spec.table().name(), reports) : reports.get(0)).toJson());
+      Files.writeString(report, (routed ? CompactionReport.total(name, reports) : reports.get(0)).toJson());
     }
     return CompactionReport.worstExitCode(reports);
   }

@@ -4,7 +4,6 @@ import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.TableNameTemplate;
 import dev.floe.worker.decode.RawRecord;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,10 +74,5 @@ public final class TableRouter {
       out.computeIfAbsent(engineFor(r.topic()), e -> new ArrayList<>()).add(r);
     }
     return out;
-  }
-
-  /** The engines of the tables routed to so far. */
-  public Collection<SinkEngine> engines() {
-    return List.copyOf(byTable.values());
   }
 }

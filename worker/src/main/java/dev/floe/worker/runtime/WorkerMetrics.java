@@ -20,8 +20,7 @@ public final class WorkerMetrics {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Counter commitFailures;
   private final Map<String, TableMeters> tables = new ConcurrentHashMap<>();
-  private final Map<TopicPartition, AtomicLong> lag = new ConcurrentHashMap<>();
-  private final Map<TopicPartition, Gauge> lagGauges = new ConcurrentHashMap<>();
+  private final Map<TopicPartition, Lag> lag = new ConcurrentHashMap<>();
   private final Tags tags;
 
   public WorkerMetrics(String sink) {
@@ -97,27 +96,24 @@ public final class WorkerMetrics {
   public void lag(TopicPartition tp, long value) {
     lag.computeIfAbsent(tp, p -> {
       AtomicLong v = new AtomicLong();
-      lagGauges.put(p, Gauge.builder("floe.lag", v, AtomicLong::get)
+      return new Lag(v, Gauge.builder("floe.lag", v, AtomicLong::get)
           .tags(tags).tags("topic", p.topic(), "partition", String.valueOf(p.partition()))
           .description("records behind the end of the partition").register(registry));
-      return v;
-    }).set(value);
+    }).value().set(value);
   }
 
   /** Stops reporting lag for partitions this worker no longer owns (their next owner reports it). */
   public void forget(Collection<TopicPartition> partitions) {
     for (TopicPartition tp : partitions) {
-      Gauge gauge = lagGauges.remove(tp);
-      if (gauge != null) {
-        registry.remove(gauge);
+      Lag gone = lag.remove(tp);
+      if (gone != null) {
+        registry.remove(gone.gauge());
       }
-      lag.remove(tp);
     }
   }
 
-  public long totalLag() {
-    return lag.values().stream().mapToLong(AtomicLong::get).sum();
-  }
+  /** One partition's lag and the gauge that reports it. */
+  private record Lag(AtomicLong value, Gauge gauge) {}
 
   public String scrape() {
     return registry.scrape();
