@@ -21,10 +21,42 @@ public final class OrdersScripts {
 
   private OrdersScripts() {}
 
+  /** Histories delivered in lock-step: every batch whole, one engine throughout. */
   public static Arbitrary<Script> scripts() {
-    Arbitrary<List<List<Step>>> batches = steps().list().ofMinSize(1).ofMaxSize(14).list().ofMinSize(1).ofMaxSize(6);
+    return scripts(Arbitraries.just(List.of()));
+  }
+
+  /**
+   * Histories delivered with lagging partitions and engine restarts: a delivery may hold back the
+   * newest records of a partition (so the create half of a key move can be applied batches before
+   * or after its delete half), and a new engine may take over between deliveries. Shrinks towards
+   * lock-step.
+   */
+  public static Arbitrary<Script> laggingScripts() {
+    return scripts(deliveries().list().ofSize(MAX_BATCHES));
+  }
+
+  /** One delivery: per partition how many of its newest records wait (mostly none), sometimes a restart. */
+  public static Arbitrary<Delivery> deliveries() {
+    Arbitrary<Integer> held = Arbitraries.frequencyOf(
+        net.jqwik.api.Tuple.of(3, Arbitraries.just(0)),
+        net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(1, 12)));
+    Arbitrary<Boolean> restart = Arbitraries.integers().between(0, 4).map(i -> i == 4);
+    return Combinators.combine(held.list().ofSize(OrdersTable.PARTITIONS), restart).as((h, r) -> {
+      Map<Integer, Integer> byPartition = new HashMap<>();
+      for (int p = 0; p < h.size(); p++) {
+        byPartition.put(p, h.get(p));
+      }
+      return new Delivery(byPartition, r);
+    });
+  }
+
+  private static final int MAX_BATCHES = 6;
+
+  private static Arbitrary<Script> scripts(Arbitrary<List<Delivery>> deliveries) {
+    Arbitrary<List<List<Step>>> batches = steps().list().ofMinSize(1).ofMaxSize(14).list().ofMinSize(1).ofMaxSize(MAX_BATCHES);
     Arbitrary<Integer> evolveAt = Arbitraries.integers().between(-2, 5); // negative: never
-    return Combinators.combine(batches, evolveAt).as((bs, at) -> {
+    return Combinators.combine(batches, evolveAt, deliveries).as((bs, at, ds) -> {
       List<List<Step>> out = new ArrayList<>();
       for (int i = 0; i < bs.size(); i++) {
         List<Step> b = new ArrayList<>(bs.get(i));
@@ -33,7 +65,7 @@ public final class OrdersScripts {
         }
         out.add(b);
       }
-      return new Script(out);
+      return new Script(out, ds);
     });
   }
 
