@@ -87,6 +87,26 @@ public final class TableLayout {
     return keyNames;
   }
 
+  /** The column at a position of the table's rows. */
+  public Types.NestedField column(int position) {
+    return columns.get(position);
+  }
+
+  /** The positions of the key columns in a row, in key order. */
+  public int[] keyPositions() {
+    return keyPositions.clone();
+  }
+
+  /** The position of the LSN bookkeeping column, or -1 when the table has none. */
+  public int lsnPosition() {
+    return lsnPosition;
+  }
+
+  /** The position of a column by name, or -1. */
+  public int positionOf(String name) {
+    return position(name);
+  }
+
   public int columnCount() {
     return columns.size();
   }
@@ -95,7 +115,7 @@ public final class TableLayout {
   public Projected project(ChangeEvent e) {
     RowKey rowKey = keyOf(e.key());
     if (e.op() == Op.DELETE) {
-      return new Projected(e, rowKey, null);
+      return new Projected(e, rowKey, null, null, e.nextKey() == null ? null : keyOf(e.nextKey()));
     }
     Object[] key = new Object[keyNames.length];
     for (int i = 0; i < key.length; i++) {

@@ -31,7 +31,17 @@ public final class BatchCommitter {
       List<DeleteFile> removedDeleteFiles,
       Set<String> referencedDataFiles,
       Map<TopicPartition, Long> batchNextOffsets,
-      Long truncateLsn) {}
+      Long truncateLsn,
+      String movesFile,
+      boolean rebaseable) {
+
+    public Commit(List<DataFile> dataFiles, List<DeleteFile> deleteFiles, List<DataFile> removedDataFiles,
+        List<DeleteFile> removedDeleteFiles, Set<String> referencedDataFiles, Map<TopicPartition, Long> batchNextOffsets,
+        Long truncateLsn) {
+      this(dataFiles, deleteFiles, removedDataFiles, removedDeleteFiles, referencedDataFiles, batchNextOffsets, truncateLsn,
+          null, true);
+    }
+  }
 
   /**
    * @param basedOn the table state the batch was planned on: its current snapshot id (or null for
@@ -49,7 +59,8 @@ public final class BatchCommitter {
       } catch (ConcurrentSinkCommitException e) {
         table.refresh();
         SinkOffsets now = OffsetLedger.read(table, sinkId);
-        if (rebase >= MAX_REBASES || !OffsetLedger.untouched(held, now, c.batchNextOffsets().keySet())) {
+        // A batch that rewrote rows of keys other workers own (settling a key change) must be re-planned.
+        if (rebase >= MAX_REBASES || !c.rebaseable() || !OffsetLedger.untouched(held, now, c.batchNextOffsets().keySet())) {
           throw e;
         }
         // Another worker of this sink committed its own partitions meanwhile: the batch's files
@@ -88,6 +99,9 @@ public final class BatchCommitter {
     delta.set(OffsetLedger.offsetsKey(sinkId), OffsetLedger.encode(OffsetLedger.merge(basedOn, c.batchNextOffsets())));
     if (c.truncateLsn() != null) {
       delta.set(OffsetLedger.truncateKey(sinkId), String.valueOf(c.truncateLsn()));
+    }
+    if (c.movesFile() != null) {
+      delta.set(OffsetLedger.movesKey(sinkId), c.movesFile());
     }
     delta.set(SINK_PROPERTY, sinkId);
     delta.commit();

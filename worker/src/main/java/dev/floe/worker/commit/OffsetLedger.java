@@ -22,6 +22,8 @@ public final class OffsetLedger {
   private static final ObjectMapper JSON = new ObjectMapper();
   static final String OFFSETS_PREFIX = "floe.offsets.";
   static final String TRUNCATE_PREFIX = "floe.truncate-lsn.";
+  /** Summary keys naming a sink's file of key changes waiting for their other half. */
+  public static final String MOVES_PREFIX = "floe.moves.";
 
   private OffsetLedger() {}
 
@@ -31,6 +33,10 @@ public final class OffsetLedger {
 
   public static String truncateKey(String sinkId) {
     return TRUNCATE_PREFIX + sinkId;
+  }
+
+  public static String movesKey(String sinkId) {
+    return MOVES_PREFIX + sinkId;
   }
 
   /** The offsets the table's current snapshot holds for a sink, walking back past other writers' snapshots. */
@@ -52,15 +58,17 @@ public final class OffsetLedger {
       return null;
     }
     String truncate = s.summary().get(truncateKey(sinkId));
-    return new SinkOffsets(decode(json), truncate == null ? null : Long.parseLong(truncate), s.snapshotId());
+    return new SinkOffsets(decode(json), truncate == null ? null : Long.parseLong(truncate), s.summary().get(movesKey(sinkId)),
+        s.snapshotId());
   }
 
   /**
    * Whether {@code now} holds the same offsets as {@code before} for every one of {@code partitions}
-   * and the same truncate watermark: commits in between came from workers owning other partitions.
+   * and the same truncate watermark and waiting key changes: commits in between came from workers
+   * owning other partitions, and touched nothing this batch read.
    */
   public static boolean untouched(SinkOffsets before, SinkOffsets now, Collection<TopicPartition> partitions) {
-    if (!Objects.equals(before.truncateLsn(), now.truncateLsn())) {
+    if (!Objects.equals(before.truncateLsn(), now.truncateLsn()) || !Objects.equals(before.movesFile(), now.movesFile())) {
       return false;
     }
     for (TopicPartition tp : partitions) {

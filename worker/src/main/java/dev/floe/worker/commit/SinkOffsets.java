@@ -6,13 +6,18 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * What a table holds for one sink: the next offset to read of every partition it ever applied, the
- * truncate watermark (source LSN), and the snapshot they were read from.
+ * truncate watermark (source LSN), the file of primary-key updates waiting for their other half
+ * (null when none), and the snapshot they were read from.
  */
-public record SinkOffsets(Map<TopicPartition, Long> next, Long truncateLsn, Long snapshotId) {
-  public static final SinkOffsets NONE = new SinkOffsets(Map.of(), null, null);
+public record SinkOffsets(Map<TopicPartition, Long> next, Long truncateLsn, String movesFile, Long snapshotId) {
+  public static final SinkOffsets NONE = new SinkOffsets(Map.of(), null, null, null);
 
   public SinkOffsets {
     next = Map.copyOf(next);
+  }
+
+  public SinkOffsets(Map<TopicPartition, Long> next, Long truncateLsn, Long snapshotId) {
+    this(next, truncateLsn, null, snapshotId);
   }
 
   /** The next offset to read of a partition, or -1 when the table holds none. */

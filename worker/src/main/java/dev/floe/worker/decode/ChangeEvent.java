@@ -6,13 +6,19 @@ import java.util.Map;
  * One decoded Debezium change: the operation, the primary key by column name, the row image (for
  * upserts; values in {@link #schema()} order, {@code Unchanged.VALUE} for TOAST placeholders), the
  * source LSN when the source has one, the record it came from, and for the insert half of a
- * primary-key update the row's previous key (Debezium's {@code __debezium.oldkey} header).
+ * primary-key update the row's previous key (Debezium's {@code __debezium.oldkey} header), for
+ * its delete half the row's next key ({@code __debezium.newkey}).
  */
 public record ChangeEvent(
     Op op, Map<String, Object> key, EventSchema schema, Object[] values, Long lsn, RawRecord record,
-    Map<String, Object> previousKey) {
+    Map<String, Object> previousKey, Map<String, Object> nextKey) {
 
   public ChangeEvent(Op op, Map<String, Object> key, EventSchema schema, Object[] values, Long lsn, RawRecord record) {
-    this(op, key, schema, values, lsn, record, null);
+    this(op, key, schema, values, lsn, record, null, null);
+  }
+
+  public ChangeEvent(Op op, Map<String, Object> key, EventSchema schema, Object[] values, Long lsn, RawRecord record,
+      Map<String, Object> previousKey) {
+    this(op, key, schema, values, lsn, record, previousKey, null);
   }
 }

@@ -35,6 +35,8 @@ public final class DebeziumDecoder {
 
   /** Set by Debezium on the insert half of a primary-key update: the row's key before it. */
   public static final String OLD_KEY_HEADER = "__debezium.oldkey";
+  /** The header Debezium puts on the delete half (and its tombstone) of a primary-key update. */
+  public static final String NEW_KEY_HEADER = "__debezium.newkey";
 
   private final List<String> configuredKey;
   private final boolean scanEnvelopes;
@@ -150,12 +152,16 @@ public final class DebeziumDecoder {
     }
     Map<String, Object> key = key(record, rowSchema, values);
     Map<String, Object> previousKey = null;
+    Map<String, Object> nextKey = null;
     if (kind == Op.DELETE) {
       values = null; // with REPLICA IDENTITY DEFAULT only the key of 'before' is real
+      if (record.headers().get(NEW_KEY_HEADER) != null) {
+        nextKey = keyFromJson(record.headers().get(NEW_KEY_HEADER), "header " + NEW_KEY_HEADER, rowSchema);
+      }
     } else if (record.headers().get(OLD_KEY_HEADER) != null) {
       previousKey = keyFromJson(record.headers().get(OLD_KEY_HEADER), "header " + OLD_KEY_HEADER, rowSchema);
     }
-    return new Decoded.Event(new ChangeEvent(kind, key, rowSchema, values, lsn, record, previousKey));
+    return new Decoded.Event(new ChangeEvent(kind, key, rowSchema, values, lsn, record, previousKey, nextKey));
   }
 
   /** A record's payload, and where its schema is (unparsed: schemas repeat, and are parsed once). */

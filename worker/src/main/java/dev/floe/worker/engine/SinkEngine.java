@@ -4,6 +4,8 @@ import dev.floe.worker.apply.ChangeResolver;
 import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.apply.IncompatibleSchemaException;
 import dev.floe.worker.apply.LiveSpecs;
+import dev.floe.worker.apply.MoveLedger;
+import dev.floe.worker.apply.MoveLedgerFiles;
 import dev.floe.worker.apply.PersistedIndex;
 import dev.floe.worker.apply.PositionDeltaWriter;
 import dev.floe.worker.apply.PrimaryKeyIndex;
@@ -180,6 +182,7 @@ public final class SinkEngine {
       deadLetters.send(rejected);
     }
 
+    MoveLedger moves = MoveLedgerFiles.read(table, held.movesFile(), layout);
     TruncatePlanner.Plan truncate = folded.truncates() && baseSnapshot != null
         ? TruncatePlanner.plan(table, baseSnapshot, layout, folded.truncateLsn())
         : null;
@@ -187,15 +190,15 @@ public final class SinkEngine {
     ChangeResolver.Changes changes;
     if (positional()) {
       PrimaryKeyIndex index = index(baseSnapshot);
-      changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded, truncate, true,
-          (keys, needValues) -> PositionDeltaWriter.storedRows(table, layout, index, keys, needValues));
+      changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, true,
+          (keys, needValues) -> PositionDeltaWriter.storedRows(table, layout, index, keys, needValues), moves);
       written = baseSnapshot == null
           ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRows(table, layout, changes.rows()), List.of())
           : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), baseSnapshot);
     } else {
       List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
-      changes = ChangeResolver.resolve(table, baseSnapshot, layout, folded, truncate, LiveSpecs.needPartition(deleteSpecs),
-          ChangeResolver.scanning(table, baseSnapshot, layout));
+      changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, LiveSpecs.needPartition(deleteSpecs),
+          ChangeResolver.scanning(table, baseSnapshot, layout), moves);
       written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
     }
     List<DataFile> removedData = truncate == null ? List.of() : truncate.dataFiles();
@@ -205,8 +208,11 @@ public final class SinkEngine {
     }
     Map<TopicPartition, Long> committing = new HashMap<>(carried);
     next.forEach((tp, o) -> committing.merge(tp, o, Math::max));
+    boolean movesChanged = !changes.moves().encode(layout).equals(moves.encode(layout));
+    String movesFile = movesChanged ? MoveLedgerFiles.write(table, changes.moves(), layout) : held.movesFile();
     BatchCommitter.Commit commit = new BatchCommitter.Commit(
-        written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing, folded.truncateLsn());
+        written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing,
+        folded.truncateLsn(), movesFile, !changes.repairsOtherKeys());
     long snapshotId;
     try {
       beforeCommit.run();
@@ -215,6 +221,9 @@ public final class SinkEngine {
       throw e; // the commit may have landed: its files must stay; a retry finds out from the offsets
     } catch (RuntimeException e) {
       deleteQuietly(written);
+      if (movesChanged && movesFile != null) {
+        deleteFile(movesFile);
+      }
       throw e;
     }
     carried.clear();

@@ -21,11 +21,18 @@ import org.apache.kafka.common.TopicPartition;
 public final class BatchFolder {
   private BatchFolder() {}
 
-  /** A change event already projected onto the table's columns, with its key. */
-  public record Projected(ChangeEvent event, RowKey key, Object[] row, RowKey previousKey) {
+  /**
+   * A change event already projected onto the table's columns, with its key; for the halves of a
+   * primary-key update, the key the row came from (create) or goes to (delete).
+   */
+  public record Projected(ChangeEvent event, RowKey key, Object[] row, RowKey previousKey, RowKey nextKey) {
 
     public Projected(ChangeEvent event, RowKey key, Object[] row) {
-      this(event, key, row, null);
+      this(event, key, row, null, null);
+    }
+
+    public Projected(ChangeEvent event, RowKey key, Object[] row, RowKey previousKey) {
+      this(event, key, row, previousKey, null);
     }
   }
 
@@ -59,6 +66,8 @@ public final class BatchFolder {
     Map<RowKey, KeyFold> keys = new LinkedHashMap<>();
     List<RejectedRecord> rejected = new ArrayList<>();
     int superseded = 0;
+    List<FoldedBatch.KeyMove> arrivals = new ArrayList<>();
+    List<FoldedBatch.KeyMove> departures = new ArrayList<>();
     for (ChangeEvent e : ordered) {
       if (e.op() == Op.TRUNCATE) {
         continue;
@@ -79,9 +88,15 @@ public final class BatchFolder {
       KeyFold fold = keys.computeIfAbsent(p.key(), k -> new KeyFold(emptied));
       if (e.op() == Op.DELETE) {
         fold.delete(e.lsn());
+        if (p.nextKey() != null && e.lsn() != null) {
+          departures.add(new FoldedBatch.KeyMove(p.key(), p.nextKey(), e.lsn()));
+        }
       } else {
         if (p.previousKey() != null) {
           fold.movedFrom(p.previousKey(), e.lsn());
+          if (e.lsn() != null) {
+            arrivals.add(new FoldedBatch.KeyMove(p.previousKey(), p.key(), e.lsn()));
+          }
         }
         try {
           fold.upsert(p.row(), rules);
@@ -90,7 +105,7 @@ public final class BatchFolder {
         }
       }
     }
-    return new FoldedBatch(keys, truncates, truncateLsn, superseded, rejected);
+    return new FoldedBatch(keys, truncates, truncateLsn, superseded, rejected, arrivals, departures);
   }
 
   private static boolean isBeforeTruncate(ChangeEvent e, Long truncateLsn, Map<TopicPartition, Long> truncateOffsets) {

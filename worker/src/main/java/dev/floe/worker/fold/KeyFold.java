@@ -11,12 +11,8 @@ public final class KeyFold {
   private Long movedAtLsn;
   private boolean deletedInBatch;
   /** The image removed by each delete in this batch, in order: a key change picks the one it followed. */
-  private final java.util.List<Removed> removed = new java.util.ArrayList<>(1);
+  private final java.util.List<Removal> removed = new java.util.ArrayList<>(1);
 
-  private record Removed(Long lsn, Object[] partial, boolean discardedStored, RowKey movedFrom, Long movedAtLsn) {}
-
-  /** A primary-key update that brought a row to this key: the old key and the LSN of the create. */
-  public record Move(RowKey from, Long atLsn) {}
 
   /** @param discardsStored true when the table is truncated before this key's changes */
   KeyFold(boolean discardsStored) {
@@ -42,7 +38,7 @@ public final class KeyFold {
   void delete(Long lsn) {
     // A second delete with no row in between removes nothing: keep the image the first one removed.
     if (partial != null || !deletedInBatch) {
-      removed.add(new Removed(lsn, partial, discardsStored, movedFrom, movedAtLsn));
+      removed.add(new Removal(lsn, partial, discardsStored, movedFrom, movedAtLsn));
     }
     deletedInBatch = true;
     discardsStored = true;
@@ -146,40 +142,48 @@ public final class KeyFold {
     return out;
   }
 
-  /** The row image this fold had just before its last delete, given the stored row. */
-  public Object[] imageBeforeDelete(Object[] stored, MergeRule[] rules) {
-    return imageBeforeDeleteAt(null, stored, rules);
+  /**
+   * What one delete of this batch removed: the combined versions before it (null when none), whether
+   * the stored row was already discarded, and how that image had come to this key (a primary-key
+   * update in this batch), so a key change can take its unchanged values from it.
+   */
+  public record Removal(Long lsn, Object[] partial, boolean discardedStored, RowKey movedFrom, Long movedAtLsn) {
+    /** The removed row image, given the stored row; null when nothing was there. */
+    public Object[] image(Object[] stored, MergeRule[] rules) {
+      return KeyFold.image(partial, discardedStored, stored, rules);
+    }
   }
 
   /**
-   * The row image removed by the delete a key change followed: the last delete before the change's
-   * LSN (a key change is a delete then a create in one transaction), else the last delete.
+   * The delete at exactly {@code lsn}: Debezium gives both halves of a primary-key update the same
+   * LSN, so this is the delete half of the update at that LSN. Null when this batch has none.
    */
-  public Object[] imageBeforeDeleteAt(Long lsn, Object[] stored, MergeRule[] rules) {
-    Removed pick = removedBefore(lsn);
-    return pick == null ? stored : image(pick.partial(), pick.discardedStored(), stored, rules);
-  }
-
-  /**
-   * How the row that {@link #imageBeforeDeleteAt} returns came to this key, when a primary-key
-   * update in this batch brought it (so unchanged values chain back through that key); else null.
-   */
-  public Move moveBeforeDeleteAt(Long lsn) {
-    Removed pick = removedBefore(lsn);
-    return pick == null || pick.movedFrom() == null ? null : new Move(pick.movedFrom(), pick.movedAtLsn());
-  }
-
-  private Removed removedBefore(Long lsn) {
-    Removed pick = null;
-    for (Removed r : removed) {
-      if (lsn == null || r.lsn() == null || r.lsn() < lsn) {
-        pick = r;
+  public Removal removalAt(long lsn) {
+    for (Removal r : removed) {
+      if (r.lsn() != null && r.lsn() == lsn) {
+        return r;
       }
     }
-    if (pick == null && !removed.isEmpty()) {
-      pick = removed.get(removed.size() - 1);
+    return null;
+  }
+
+  /** The batch's last delete of this key, for sources without LSNs (which cannot pair the halves); null if none. */
+  public Removal lastRemoval() {
+    if (removed.isEmpty()) {
+      return null;
     }
-    return pick;
+    return removed.get(removed.size() - 1);
+  }
+
+  /**
+   * A fold that changes nothing but rewrites the stored row as it is: how a row whose values a
+   * primary-key update left pending is repaired once the update's other half arrives.
+   */
+  public static KeyFold rewriteStored(int columns) {
+    KeyFold f = new KeyFold(false);
+    f.partial = new Object[columns];
+    java.util.Arrays.fill(f.partial, Unchanged.VALUE);
+    return f;
   }
 
   private static Object[] image(Object[] partial, boolean discarded, Object[] stored, MergeRule[] rules) {

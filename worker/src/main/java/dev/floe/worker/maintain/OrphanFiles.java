@@ -52,6 +52,12 @@ final class OrphanFiles {
       out.add(normalise(s.path()));
     }
     for (Snapshot s : table.snapshots()) {
+      // Floe's ledger of key changes waiting for their other half, named by the snapshot summary.
+      s.summary().forEach((k, v) -> {
+        if (k.startsWith(dev.floe.worker.commit.OffsetLedger.MOVES_PREFIX)) {
+          out.add(normalise(v));
+        }
+      });
       if (s.manifestListLocation() != null) {
         out.add(normalise(s.manifestListLocation()));
       }
