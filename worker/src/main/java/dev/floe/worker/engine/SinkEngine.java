@@ -75,6 +75,9 @@ public final class SinkEngine {
   /** Offsets of batches that changed nothing before the table existed; recorded with the first commit. */
   private final Map<TopicPartition, Long> carried = new HashMap<>();
   private Runnable beforeCommit = () -> {};
+  private String movesFile;
+  private TableLayout movesLayout;
+  private MoveLedger movesRead;
 
   public SinkEngine(SinkSpec spec, Catalog catalog) {
     this.spec = spec;
@@ -182,7 +185,7 @@ public final class SinkEngine {
       deadLetters.send(rejected);
     }
 
-    MoveLedger moves = MoveLedgerFiles.read(table, held.movesFile(), layout);
+    MoveLedger moves = moves(held.movesFile());
     TruncatePlanner.Plan truncate = folded.truncates() && baseSnapshot != null
         ? TruncatePlanner.plan(table, baseSnapshot, layout, folded.truncateLsn())
         : null;
@@ -236,6 +239,19 @@ public final class SinkEngine {
     return new BatchResult(snapshotId, records.size(), records.size() - fresh.size(), tombstones, events.size(),
         folded.supersededByTruncate(), folded.truncates(), changes.rows().size(), deleted,
         List.copyOf(rejected), Map.copyOf(next), attempt);
+  }
+
+  /** The ledger of key changes waiting for their other half; files never change, so the last one read is kept. */
+  private MoveLedger moves(String file) {
+    if (file == null) {
+      return MoveLedger.EMPTY;
+    }
+    if (!file.equals(movesFile) || movesLayout != layout) {
+      movesRead = MoveLedgerFiles.read(table, file, layout);
+      movesFile = file;
+      movesLayout = layout;
+    }
+    return movesRead;
   }
 
   private boolean positional() {
