@@ -10,6 +10,8 @@ import java.util.Map;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.RandomDistribution;
+import net.jqwik.api.arbitraries.ListArbitrary;
 
 /**
  * Generators of change histories over a small key space, so keys are inserted, updated, deleted,
@@ -23,7 +25,7 @@ public final class OrdersScripts {
 
   /** Histories delivered in lock-step: every batch whole, one engine throughout. */
   public static Arbitrary<Script> scripts() {
-    return scripts(Arbitraries.just(List.of()));
+    return scripts(steps(), Arbitraries.just(List.of()), false);
   }
 
   /**
@@ -33,7 +35,7 @@ public final class OrdersScripts {
    * lock-step.
    */
   public static Arbitrary<Script> laggingScripts() {
-    return scripts(deliveries().list().ofSize(MAX_BATCHES));
+    return scripts(keyMoveHeavySteps(), deliveries().list().ofSize(MAX_BATCHES), true);
   }
 
   /** One delivery: per partition how many of its newest records wait (mostly none), sometimes a restart. */
@@ -53,8 +55,17 @@ public final class OrdersScripts {
 
   private static final int MAX_BATCHES = 6;
 
-  private static Arbitrary<Script> scripts(Arbitrary<List<Delivery>> deliveries) {
-    Arbitrary<List<List<Step>>> batches = steps().list().ofMinSize(1).ofMaxSize(14).list().ofMinSize(1).ofMaxSize(MAX_BATCHES);
+  /**
+   * With {@code uniformSizes} batch lengths and counts do not depend on jqwik's generation size
+   * (which follows the number of tries, so that a few tries would see only short histories).
+   */
+  private static Arbitrary<Script> scripts(Arbitrary<Step> steps, Arbitrary<List<Delivery>> deliveries, boolean uniformSizes) {
+    ListArbitrary<Step> batch = steps.list().ofMinSize(1).ofMaxSize(14);
+    ListArbitrary<List<Step>> batches = (uniformSizes ? batch.withSizeDistribution(RandomDistribution.uniform()) : batch)
+        .list().ofMinSize(1).ofMaxSize(MAX_BATCHES);
+    if (uniformSizes) {
+      batches = batches.withSizeDistribution(RandomDistribution.uniform());
+    }
     Arbitrary<Integer> evolveAt = Arbitraries.integers().between(-2, 5); // negative: never
     return Combinators.combine(batches, evolveAt, deliveries).as((bs, at, ds) -> {
       List<List<Step>> out = new ArrayList<>();
@@ -71,15 +82,44 @@ public final class OrdersScripts {
 
   public static Arbitrary<Step> steps() {
     Arbitrary<Long> ids = Arbitraries.longs().between(1, 6);
-    Arbitrary<Step> delete = ids.map(Step.Delete::new);
-    Arbitrary<Step> truncate = Arbitraries.integers().between(0, OrdersTable.PARTITIONS - 1).map(Step.Truncate::new);
     Arbitrary<Step> rekey = Combinators.combine(ids, ids, upserts(ids))
         .as((from, to, u) -> new Step.Rekey(from, to, ((Step.Upsert) u).values()));
-    return Arbitraries.frequencyOf(
+    return steps(ids, 2, rekey, 1);
+  }
+
+  /**
+   * Steps where primary-key updates are frequent and mostly leave the TOASTed note unchanged, over
+   * fewer keys (so a moved row's old key is soon updated, deleted, re-inserted and moved again):
+   * the histories where the delete and create halves of a move meet lagging partitions. No
+   * truncates: a truncate held back in its partition while a newer change of a key in another
+   * partition is merged (sum, min, max, ...) with the row the truncate should have removed is a
+   * different problem (the engine cannot know of a truncate it has not read), kept out so that
+   * these histories fail only for key moves.
+   */
+  public static Arbitrary<Step> keyMoveHeavySteps() {
+    Arbitrary<Long> ids = Arbitraries.longs().between(1, 4);
+    Arbitrary<Step> rekey = Combinators.combine(ids, ids, upserts(ids), Arbitraries.integers().between(0, 3))
+        .as((from, to, u, unchanged) -> {
+          Map<String, Object> values = new HashMap<>(((Step.Upsert) u).values());
+          if (unchanged > 0) {
+            values.put("note", Unchanged.VALUE);
+          }
+          return new Step.Rekey(from, to, values);
+        });
+    return steps(ids, 6, rekey, 0);
+  }
+
+  private static Arbitrary<Step> steps(Arbitrary<Long> ids, int rekeyWeight, Arbitrary<Step> rekey, int truncateWeight) {
+    Arbitrary<Step> delete = ids.map(Step.Delete::new);
+    Arbitrary<Step> truncate = Arbitraries.integers().between(0, OrdersTable.PARTITIONS - 1).map(Step.Truncate::new);
+    List<net.jqwik.api.Tuple.Tuple2<Integer, Arbitrary<Step>>> choices = new ArrayList<>(List.of(
         net.jqwik.api.Tuple.of(12, upserts(ids)),
-        net.jqwik.api.Tuple.of(2, rekey),
-        net.jqwik.api.Tuple.of(3, delete),
-        net.jqwik.api.Tuple.of(1, truncate));
+        net.jqwik.api.Tuple.of(rekeyWeight, rekey),
+        net.jqwik.api.Tuple.of(3, delete)));
+    if (truncateWeight > 0) {
+      choices.add(net.jqwik.api.Tuple.of(truncateWeight, truncate));
+    }
+    return Arbitraries.frequencyOf(choices.toArray(net.jqwik.api.Tuple.Tuple2[]::new));
   }
 
   static Arbitrary<Step> upserts(Arbitrary<Long> ids) {
