@@ -31,7 +31,14 @@ public final class BatchCommitter {
       List<DeleteFile> removedDeleteFiles,
       Set<String> referencedDataFiles,
       Map<TopicPartition, Long> batchNextOffsets,
-      Long truncateLsn) {}
+      Long truncateLsn,
+      Integer plannedSchemaId) {
+    /** A commit that does not mind the table's schema changing after it was planned. */
+    public Commit(List<DataFile> dataFiles, List<DeleteFile> deleteFiles, List<DataFile> removedDataFiles,
+        List<DeleteFile> removedDeleteFiles, Set<String> referencedDataFiles, Map<TopicPartition, Long> batchNextOffsets, Long truncateLsn) {
+      this(dataFiles, deleteFiles, removedDataFiles, removedDeleteFiles, referencedDataFiles, batchNextOffsets, truncateLsn, null);
+    }
+  }
 
   /**
    * @param basedOn the table state the batch was planned on: its current snapshot id (or null for
@@ -66,7 +73,7 @@ public final class BatchCommitter {
       throw new IllegalArgumentException("table " + table.name() + " does not expose its operations; cannot commit offsets safely");
     }
     Table guarded = new BaseTable(
-        new OffsetGuardedOperations(((HasTableOperations) table).operations(), sinkId, offsetsFrom),
+        new OffsetGuardedOperations(((HasTableOperations) table).operations(), sinkId, offsetsFrom, c.plannedSchemaId()),
         table.name());
     RowDelta delta = guarded.newRowDelta();
     c.dataFiles().forEach(delta::addRows);

@@ -210,7 +210,8 @@ public final class SinkEngine {
     Map<TopicPartition, Long> committing = new HashMap<>(carried);
     next.forEach((tp, o) -> committing.merge(tp, o, Math::max));
     BatchCommitter.Commit commit = new BatchCommitter.Commit(
-        written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing, folded.truncateLsn());
+        written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing, folded.truncateLsn(),
+        layout.schema().schemaId());
     long snapshotId;
     try {
       beforeCommit.run();
