@@ -70,6 +70,9 @@ final class Workload {
         if (!couponAdded && statements > count / 2) {
           try (Statement s = c.createStatement()) {
             s.execute("ALTER TABLE " + schema + ".orders ADD COLUMN coupon text");
+            // Existing rows get these defaults without any event (issue 13). Nothing writes them
+            // explicitly: JsonConverter would turn an explicit NULL into the default.
+            s.execute("ALTER TABLE " + schema + ".orders ADD COLUMN channel text DEFAULT 'web', ADD COLUMN priority integer DEFAULT 3");
           }
           couponAdded = true;
         }

@@ -39,8 +39,17 @@ public final class TableLayout {
   private final int[] keyPositions;
   private final MergeRule[] rules;
   private final Map<EventSchema, int[]> projections = new IdentityHashMap<>();
+  /** Per column: the source default it was added with (null when none), and the LSN bound of {@link AddedDefaults}. */
+  private final Object[] addedDefaults;
+  private final long[] addedBeforeLsn;
+  /** Per event schema: the positions of columns it lacks that were added with a default. */
+  private final Map<EventSchema, int[]> defaulted = new IdentityHashMap<>();
 
   public TableLayout(Schema schema, PartitionSpec spec, TableSpec config) {
+    this(schema, spec, config, Map.of());
+  }
+
+  public TableLayout(Schema schema, PartitionSpec spec, TableSpec config, Map<Integer, AddedDefaults.Added> added) {
     this.schema = schema;
     this.spec = spec;
     this.columns = schema.columns();
@@ -56,6 +65,15 @@ public final class TableLayout {
         .map(c -> c.name().equals(LSN_COLUMN) ? MergeRule.LAST : config.ruleFor(c.name()))
         .toArray(MergeRule[]::new);
     this.lsnPosition = position(LSN_COLUMN);
+    this.addedDefaults = new Object[columns.size()];
+    this.addedBeforeLsn = new long[columns.size()];
+    for (int i = 0; i < columns.size(); i++) {
+      AddedDefaults.Added a = added.get(columns.get(i).fieldId());
+      if (a != null && a.beforeLsn() != null) {
+        addedDefaults[i] = a.value();
+        addedBeforeLsn[i] = a.beforeLsn();
+      }
+    }
   }
 
   /** The {@value #LSN_COLUMN} column, or null when the table has none. */
@@ -64,7 +82,7 @@ public final class TableLayout {
   }
 
   public static TableLayout of(Table table, TableSpec config) {
-    return new TableLayout(table.schema(), table.spec(), config);
+    return new TableLayout(table.schema(), table.spec(), config, AddedDefaults.read(table.properties(), table.schema()));
   }
 
   public Schema schema() {
@@ -135,6 +153,15 @@ public final class TableLayout {
     if (lsnPosition >= 0) {
       row[lsnPosition] = e.lsn();
     }
+    if (e.lsn() != null) {
+      // An event from before the source added a column with a default: at the source its row
+      // holds that default now (PostgreSQL fills existing rows), though the event cannot say so.
+      for (int pos : defaulted.computeIfAbsent(e.schema(), this::defaultedColumns)) {
+        if (e.lsn() < addedBeforeLsn[pos]) {
+          row[pos] = addedDefaults[pos];
+        }
+      }
+    }
     RowKey previous = e.previousKey() == null ? null : keyOf(e.previousKey());
     return new Projected(e, rowKey, row, previous);
   }
@@ -167,6 +194,12 @@ public final class TableLayout {
       target[i] = pos;
     }
     return target;
+  }
+
+  private int[] defaultedColumns(EventSchema event) {
+    return java.util.stream.IntStream.range(0, columns.size())
+        .filter(i -> addedDefaults[i] != null && event.field(columns.get(i).name()) == null)
+        .toArray();
   }
 
   /** The key of a stored row. */

@@ -13,7 +13,15 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.Transactions;
+import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.expressions.Literal;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -27,6 +35,8 @@ import org.slf4j.LoggerFactory;
 /** Creates a sink's table from the first event's schema, and evolves it as the source evolves. */
 public final class TableProvisioner {
   private static final Logger LOG = LoggerFactory.getLogger(TableProvisioner.class);
+
+  private static final int MAX_EVOLVE_ATTEMPTS = 10;
 
   private TableProvisioner() {}
 
@@ -84,22 +94,78 @@ public final class TableProvisioner {
 
   /** Applies the plan for an event schema; returns true when the table's schema changed. */
   public static boolean evolve(Table table, EventSchema event) {
-    SchemaPlanner.Plan plan = SchemaPlanner.plan(table.schema(), event);
-    if (plan.isEmpty()) {
-      return false;
+    return evolve(table, event, null);
+  }
+
+  /**
+   * Applies the plan for an event schema; returns true when the table's schema changed. A column
+   * added with a default gets it as initial default (format v3), or a pending fill of the files
+   * written before it (format v2, see {@link AddedDefaults}), in the same commit as the column.
+   *
+   * @param firstLsn the smallest source LSN among events of this schema (null when the source has none)
+   */
+  public static boolean evolve(Table table, EventSchema event, Long firstLsn) {
+    for (int attempt = 1; ; attempt++) {
+      TableMetadata base = ((HasTableOperations) table).operations().current();
+      SchemaPlanner.Plan plan = SchemaPlanner.plan(base.schema(), event);
+      if (plan.isEmpty()) {
+        return false;
+      }
+      try {
+        commit(table, base, plan, firstLsn);
+        return true;
+      } catch (ValidationException e) {
+        if (attempt >= MAX_EVOLVE_ATTEMPTS) {
+          throw e;
+        }
+        LOG.info("schema change of {} raced a commit (attempt {}): {}; planning again", table.name(), attempt, e.getMessage());
+        table.refresh();
+      }
     }
-    UpdateSchema update = table.updateSchema();
+  }
+
+  private static void commit(Table table, TableMetadata base, SchemaPlanner.Plan plan, Long firstLsn) {
+    TableOperations ops = ((HasTableOperations) table).operations();
+    boolean initialDefaults = base.formatVersion() >= 3;
+    Transaction txn = Transactions.newTransaction(table.name(), new SequenceGuardedOperations(ops, base));
+    UpdateSchema update = txn.updateSchema();
     for (Types.NestedField f : plan.additions()) {
-      update.addColumn(f.name(), f.type());
+      Object value = plan.defaultOf(f.name());
+      Literal<?> literal = value == null || !initialDefaults ? null : AddedDefaults.literal(f.type(), value);
+      if (literal != null) {
+        // initial-default: rows of files written before the column read it; write-default likewise
+        update.addColumn(f.name(), f.type(), literal);
+      } else {
+        update.addColumn(f.name(), f.type());
+      }
     }
     for (Types.NestedField f : plan.widenings()) {
       update.updateColumn(f.name(), f.type().asPrimitiveType());
     }
     update.commit();
-    LOG.info("evolved table {}: added {} widened {}", table.name(),
+    Schema evolved = txn.table().schema();
+    UpdateProperties properties = txn.updateProperties();
+    List<String> filled = new ArrayList<>();
+    for (Types.NestedField f : plan.additions()) {
+      Object value = plan.defaultOf(f.name());
+      if (value == null) {
+        continue;
+      }
+      Types.NestedField added = evolved.findField(f.name());
+      AddedDefaults.properties(added.fieldId(), added.type(), value, firstLsn).forEach(properties::set);
+      boolean literal = initialDefaults && AddedDefaults.literal(f.type(), value) != null;
+      if (!literal && base.lastSequenceNumber() > 0) {
+        properties.set(AddedDefaults.fillKey(added.fieldId()), String.valueOf(base.lastSequenceNumber()));
+        filled.add(f.name());
+      }
+    }
+    properties.commit();
+    txn.commitTransaction();
+    table.refresh();
+    LOG.info("evolved table {}: added {} widened {} defaults {}{}", table.name(),
         plan.additions().stream().map(f -> f.name() + " " + f.type()).toList(),
-        plan.widenings().stream().map(f -> f.name() + " " + f.type()).toList());
-    return true;
+        plan.widenings().stream().map(f -> f.name() + " " + f.type()).toList(), plan.defaults(),
+        filled.isEmpty() ? "" : "; existing rows of " + filled + " to be filled");
   }
 
   private static void ensureNamespace(Catalog catalog, Namespace namespace) {

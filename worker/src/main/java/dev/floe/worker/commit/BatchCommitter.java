@@ -33,13 +33,15 @@ public final class BatchCommitter {
       Map<TopicPartition, Long> batchNextOffsets,
       Long truncateLsn,
       String movesFile,
-      boolean rebaseable) {
+      boolean rebaseable,
+      Integer plannedSchemaId) {
 
+    /** A commit that moves no key changes and does not mind the table's schema changing after it was planned. */
     public Commit(List<DataFile> dataFiles, List<DeleteFile> deleteFiles, List<DataFile> removedDataFiles,
         List<DeleteFile> removedDeleteFiles, Set<String> referencedDataFiles, Map<TopicPartition, Long> batchNextOffsets,
         Long truncateLsn) {
       this(dataFiles, deleteFiles, removedDataFiles, removedDeleteFiles, referencedDataFiles, batchNextOffsets, truncateLsn,
-          null, true);
+          null, true, null);
     }
   }
 
@@ -77,7 +79,7 @@ public final class BatchCommitter {
       throw new IllegalArgumentException("table " + table.name() + " does not expose its operations; cannot commit offsets safely");
     }
     Table guarded = new BaseTable(
-        new OffsetGuardedOperations(((HasTableOperations) table).operations(), sinkId, offsetsFrom),
+        new OffsetGuardedOperations(((HasTableOperations) table).operations(), sinkId, offsetsFrom, c.plannedSchemaId()),
         table.name());
     RowDelta delta = guarded.newRowDelta();
     c.dataFiles().forEach(delta::addRows);

@@ -29,9 +29,26 @@ public final class ConnectSchemaMapper {
     int[] nestedIds = {1000}; // placeholders: the catalog assigns real ids when columns are added
     for (JsonNode f : fields) {
       Mapped m = map(f, nestedIds);
-      out.add(new EventField(f.path("field").asText(), m.type(), f.path("optional").asBoolean(true), m.codec()));
+      out.add(new EventField(f.path("field").asText(), m.type(), f.path("optional").asBoolean(true), m.codec(), defaultOf(f, m)));
     }
     return new EventSchema(out);
+  }
+
+  /**
+   * The field's schema default, read with the field's own codec so that a decimal, date or
+   * timestamp default is exactly what a value would be. JsonConverter writes it in the value's
+   * encoding.
+   */
+  static Object defaultOf(JsonNode field, Mapped mapped) {
+    JsonNode d = field.get("default");
+    if (d == null || d.isNull()) {
+      return null;
+    }
+    try {
+      return mapped.codec().decode(d);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("default " + d + " of column '" + field.path("field").asText() + "' does not fit its type: " + e.getMessage(), e);
+    }
   }
 
   static Mapped map(JsonNode schema, int[] ids) {

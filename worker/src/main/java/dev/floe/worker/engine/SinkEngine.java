@@ -30,6 +30,7 @@ import dev.floe.worker.decode.RejectedRecord;
 import dev.floe.worker.fold.BatchFolder;
 import dev.floe.worker.fold.FoldedBatch;
 import dev.floe.worker.fold.RowKey;
+import dev.floe.worker.maintain.DefaultFiller;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -164,6 +165,9 @@ public final class SinkEngine {
     }
 
     prepareTable(events);
+    if (table != null && DefaultFiller.finishPending(table)) {
+      return applyOnce(records, deadLetters, attempt); // old rows got a new column's default: plan on the filled table
+    }
     if (table == null) {
       // Only truncates, tombstones or rejects, and no table to empty or to hold offsets yet.
       if (!rejected.isEmpty()) {
@@ -215,7 +219,7 @@ public final class SinkEngine {
     String movesFile = movesChanged ? MoveLedgerFiles.write(table, changes.moves(), layout) : held.movesFile();
     BatchCommitter.Commit commit = new BatchCommitter.Commit(
         written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing,
-        folded.truncateLsn(), movesFile, !changes.repairsOtherKeys());
+        folded.truncateLsn(), movesFile, !changes.repairsOtherKeys(), layout.schema().schemaId());
     long snapshotId;
     try {
       beforeCommit.run();
@@ -345,7 +349,7 @@ public final class SinkEngine {
     boolean changed = false;
     for (Map.Entry<EventSchema, List<ChangeEvent>> e : bySchema.entrySet()) {
       try {
-        changed |= TableProvisioner.evolve(table, e.getKey());
+        changed |= TableProvisioner.evolve(table, e.getKey(), firstLsn(e.getValue()));
       } catch (IllegalArgumentException ex) {
         throw new IncompatibleSchemaException("table " + tableId + ": " + ex.getMessage(),
             e.getValue().stream().map(ChangeEvent::record).toList());
@@ -358,6 +362,10 @@ public final class SinkEngine {
       layout = TableLayout.of(table, spec.table());
       index = null; // keys may have been widened
     }
+  }
+
+  private static Long firstLsn(List<ChangeEvent> events) {
+    return events.stream().map(ChangeEvent::lsn).filter(java.util.Objects::nonNull).min(Long::compare).orElse(null);
   }
 
   private boolean loadTable() {

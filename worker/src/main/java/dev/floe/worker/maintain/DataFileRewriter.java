@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import dev.floe.worker.apply.LiveRows;
 import org.apache.iceberg.DataFile;
@@ -33,6 +34,14 @@ public final class DataFileRewriter {
   public record Rewritten(List<DataFile> files, long rows) {}
 
   public static Rewritten rewrite(Table table, List<FileScanTask> group, long targetFileSize) {
+    return rewrite(table, group, targetFileSize, Map.of());
+  }
+
+  /**
+   * Rewrites the group, setting every row's column of each field id in {@code fill} to the value
+   * given (a column's default for rows written before the column existed).
+   */
+  public static Rewritten rewrite(Table table, List<FileScanTask> group, long targetFileSize, Map<Integer, Object> fill) {
     Schema schema = table.schema();
     GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
         .dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
@@ -47,6 +56,7 @@ public final class DataFileRewriter {
         try (CloseableIterable<Record> live = LiveRows.read(table, task, schema)) {
           for (Record r : live) {
             Record out = copy(r, schema);
+            fill.forEach((id, value) -> out.setField(schema.findField(id).name(), value));
             StructLike partition = null;
             if (table.spec().isPartitioned()) {
               partitionKey.partition(wrapper.wrap(out));
