@@ -19,7 +19,9 @@ import java.util.UUID;
 /**
  * Random SQL against two source tables, deterministic from a seed: inserts, updates (some touching
  * only small columns, so the large TOASTed text arrives as Debezium's placeholder), deletes,
- * re-inserts of deleted keys, updates of the Iceberg partition column, an {@code ALTER TABLE ADD
+ * re-inserts of deleted keys, updates of the Iceberg partition column, primary-key updates to a
+ * free key that leave the TOASTed note alone (the old key's delete and the new key's create land in
+ * different Kafka partitions, with one LSN), an {@code ALTER TABLE ADD
  * COLUMN}, a {@code TRUNCATE}, and multi-row transactions.
  *
  * <ul>
@@ -135,8 +137,11 @@ final class Workload {
       update(c, "UPDATE " + t + " SET qty = ?, paid = ? WHERE id = ?", random.nextInt(500), random.nextBoolean(), id);
     } else if (op < 75) {
       update(c, "UPDATE " + t + " SET note = ?, price = ? WHERE id = ?", note(), BigDecimal.valueOf(random.nextInt(100_000), 2), id);
-    } else if (op < 85) { // moves the row to another Iceberg partition
+    } else if (op < 80) { // moves the row to another Iceberg partition
       update(c, "UPDATE " + t + " SET region = ? WHERE id = ?", REGIONS[random.nextInt(REGIONS.length)], id);
+    } else if (op < 85) { // primary-key update: d + tombstone + c, the c's unchanged TOASTed note a placeholder
+      long to = 1 + random.nextInt(keys);
+      update(c, "UPDATE " + t + " SET id = ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM " + t + " WHERE id = ?)", to, id, to);
     } else {
       update(c, "DELETE FROM " + t + " WHERE id = ?", id);
     }
