@@ -85,9 +85,10 @@ abstract class ModelProperties {
   /**
    * Partitions lag behind each other and engines restart between deliveries: a key move's create
    * half can be applied batches before its delete half, or after, and the table must still equal
-   * the source whenever every partition has been delivered up to the same point.
+   * the source whenever every partition has been delivered up to the same point. More tries than
+   * the others: about one history in twenty meets a key move the engine gets wrong today.
    */
-  @Property
+  @Property(tries = 100)
   void laggingPartitionsAndRestarts(
       @ForAll("laggingScripts") Script script, @ForAll @IntRange(min = 2, max = 3) int formatVersion, @ForAll boolean partitioned) {
     play(script, formatVersion, partitioned);
@@ -145,6 +146,19 @@ abstract class ModelProperties {
             Delivery.lockStep(),
             Delivery.holdingBack(0),   // the new key's partition lags: u(1), d(1) committed, c(2) not
             Delivery.lockStep()));     // c(2) arrives after key 1 was deleted and inserted again
+    playInEveryLayout(script);
+  }
+
+  /** Shrunk from the lagging property (seed -2126305811974606254): the c alone, after its d was committed by another engine. */
+  @Example
+  void aCreateHalfArrivingAfterItsDeleteHalfWasCommittedTakesTheValueTheOldKeyHadThen() {
+    Script script = new Script(
+        List.of(
+            List.of(new Step.Upsert(1, note("first"))),
+            List.of(new Step.Rekey(1, 2, NOTE_UNCHANGED))),
+        List.of(
+            Delivery.holdingBack(0, 1).andHoldingBack(1, 1), // nothing yet
+            Delivery.afterRestart().andHoldingBack(0, Delivery.ALL))); // u(1), d(1) committed; c(2) at the end: "first", not NULL
     playInEveryLayout(script);
   }
 
