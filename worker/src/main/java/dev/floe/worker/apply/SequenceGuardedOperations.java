@@ -1,11 +1,9 @@
 package dev.floe.worker.apply;
 
+import dev.floe.worker.commit.ForwardingTableOperations;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * Table operations that refuse a commit once another snapshot or schema has landed since the state
@@ -14,13 +12,12 @@ import org.apache.iceberg.io.LocationProvider;
  * unchanged, leaving the files of the snapshot in between unfilled (or add a column another worker
  * just added). Refused, the caller plans again from the new state.
  */
-final class SequenceGuardedOperations implements TableOperations {
-  private final TableOperations delegate;
+final class SequenceGuardedOperations extends ForwardingTableOperations {
   private final long expectedLastSequenceNumber;
   private final int expectedSchemaId;
 
   SequenceGuardedOperations(TableOperations delegate, TableMetadata plannedOn) {
-    this.delegate = delegate;
+    super(delegate);
     this.expectedLastSequenceNumber = plannedOn.lastSequenceNumber();
     this.expectedSchemaId = plannedOn.currentSchemaId();
   }
@@ -35,45 +32,5 @@ final class SequenceGuardedOperations implements TableOperations {
       throw new ValidationException("the schema changed (to id %s, planned on %s) meanwhile", base.currentSchemaId(), expectedSchemaId);
     }
     delegate.commit(base, metadata);
-  }
-
-  @Override
-  public TableMetadata current() {
-    return delegate.current();
-  }
-
-  @Override
-  public TableMetadata refresh() {
-    return delegate.refresh();
-  }
-
-  @Override
-  public FileIO io() {
-    return delegate.io();
-  }
-
-  @Override
-  public EncryptionManager encryption() {
-    return delegate.encryption();
-  }
-
-  @Override
-  public String metadataFileLocation(String fileName) {
-    return delegate.metadataFileLocation(fileName);
-  }
-
-  @Override
-  public LocationProvider locationProvider() {
-    return delegate.locationProvider();
-  }
-
-  @Override
-  public long newSnapshotId() {
-    return delegate.newSnapshotId();
-  }
-
-  @Override
-  public boolean requireStrictCleanup() {
-    return delegate.requireStrictCleanup();
   }
 }

@@ -4,10 +4,7 @@ import java.util.Objects;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * Table operations that refuse a commit whose offset map was computed from an older state of the
@@ -18,14 +15,13 @@ import org.apache.iceberg.io.LocationProvider;
  * the table's: its files would lack a column added meanwhile, and a column added with a default
  * must read that default, not null, for the rows they hold (format v2 cannot say so afterwards).
  */
-final class OffsetGuardedOperations implements TableOperations {
-  private final TableOperations delegate;
+final class OffsetGuardedOperations extends ForwardingTableOperations {
   private final String offsetsKey;
   private final Long basedOnSnapshotId;
   private final Integer plannedSchemaId;
 
   OffsetGuardedOperations(TableOperations delegate, String sinkId, Long basedOnSnapshotId, Integer plannedSchemaId) {
-    this.delegate = delegate;
+    super(delegate);
     this.offsetsKey = OffsetLedger.offsetsKey(sinkId);
     this.basedOnSnapshotId = basedOnSnapshotId;
     this.plannedSchemaId = plannedSchemaId;
@@ -54,45 +50,5 @@ final class OffsetGuardedOperations implements TableOperations {
       parent = between.parentId();
     }
     delegate.commit(base, metadata);
-  }
-
-  @Override
-  public TableMetadata current() {
-    return delegate.current();
-  }
-
-  @Override
-  public TableMetadata refresh() {
-    return delegate.refresh();
-  }
-
-  @Override
-  public FileIO io() {
-    return delegate.io();
-  }
-
-  @Override
-  public EncryptionManager encryption() {
-    return delegate.encryption();
-  }
-
-  @Override
-  public String metadataFileLocation(String fileName) {
-    return delegate.metadataFileLocation(fileName);
-  }
-
-  @Override
-  public LocationProvider locationProvider() {
-    return delegate.locationProvider();
-  }
-
-  @Override
-  public long newSnapshotId() {
-    return delegate.newSnapshotId();
-  }
-
-  @Override
-  public boolean requireStrictCleanup() {
-    return delegate.requireStrictCleanup();
   }
 }
