@@ -45,6 +45,46 @@ class KeyMoveAcrossWorkersTest {
     race(mode, false);
   }
 
+  @org.junit.jupiter.api.Test
+  void aCreateAppliedBeforeItsDeleteShowsTheOldKeysValueUntilTheDeleteSettlesIt() throws Exception {
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec sink = OrdersTable.sink(warehouse.spec(), "moves.waiting", 3, false, WriteMode.POSITION_DELETES);
+    SinkEngine engine = new SinkEngine(sink, warehouse.catalog());
+    engine.apply(List.of(orders.insert(1, row(1, "first note"))), DeadLetters.DISCARD);
+    RawRecord noteChanged = orders.update(1, row(1, "second note"));
+    List<RawRecord> keyUpdate = orders.keyUpdate(1, Map.of("id", 1L), 0, row(2, Unchanged.VALUE));
+
+    // when the create half is applied while the old key's partition lags
+    engine.apply(List.of(keyUpdate.get(2)), DeadLetters.DISCARD);
+
+    // then the moved row shows the old key as far as it was read, and the wait is visible
+    assertThat(notes(engine.table())).isEqualTo(Map.of(1L, "first note", 2L, "first note"));
+    java.nio.file.Path config = dir.resolve("sink.json");
+    java.nio.file.Files.writeString(config, new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(sink));
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream stdout = System.out;
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      assertThat(new picocli.CommandLine(new dev.floe.worker.cli.Floe()).execute("offsets", "-c", config.toString())).isZero();
+    } finally {
+      System.setOut(stdout);
+    }
+    assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .contains("key changes waiting for their other half: 0 deletes", "1 creates", "1 with values still to settle");
+
+    // and when the old key's partition catches up (after a restart), the delete half settles the row
+    SinkEngine restarted = new SinkEngine(sink, warehouse.catalog());
+    restarted.apply(List.of(noteChanged, keyUpdate.get(0), keyUpdate.get(1)), DeadLetters.DISCARD);
+    assertThat(notes(restarted.table())).isEqualTo(Map.of(2L, "second note"));
+    assertThat(restarted.table().currentSnapshot().summary()).doesNotContainKey(OffsetLedger.movesKey(sink.sinkId()));
+  }
+
+  private static Map<Long, Object> notes(Table table) {
+    Map<Long, Object> notes = new HashMap<>();
+    LocalWarehouse.rows(table).forEach(r -> notes.put((Long) r.get("id"), r.get("note")));
+    return notes;
+  }
+
   private void race(WriteMode mode, boolean deleteHalfFirst) {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkSpec sink = OrdersTable.sink(warehouse.spec(), "moves.race_" + mode.name().toLowerCase() + "_" + deleteHalfFirst, 3, false, mode);

@@ -1,5 +1,8 @@
 package dev.floe.worker.cli;
 
+import dev.floe.worker.apply.MoveLedger;
+import dev.floe.worker.apply.MoveLedgerFiles;
+import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.catalog.CatalogLoader;
 import dev.floe.worker.catalog.SinkTables;
 import dev.floe.worker.commit.OffsetLedger;
@@ -33,9 +36,23 @@ final class OffsetsCommand implements Callable<Integer> {
       return 0;
     }
     for (TableIdentifier id : tables) {
-      print(id, OffsetLedger.read(catalogClient.loadTable(id), spec.sinkId()), spec.sinkId());
+      org.apache.iceberg.Table table = catalogClient.loadTable(id);
+      SinkOffsets offsets = OffsetLedger.read(table, spec.sinkId());
+      print(id, offsets, spec.sinkId());
+      printWaitingKeyChanges(table, offsets, spec);
     }
     return 0;
+  }
+
+  /** Primary-key updates whose other half has not been applied yet: a lagging partition shows here. */
+  private static void printWaitingKeyChanges(org.apache.iceberg.Table table, SinkOffsets offsets, SinkSpec spec) {
+    if (offsets.movesFile() == null) {
+      return;
+    }
+    MoveLedger moves = MoveLedgerFiles.read(table, offsets.movesFile(), TableLayout.of(table, spec.table()));
+    System.out.printf("  key changes waiting for their other half: %d deletes (their creates not applied yet), "
+        + "%d creates (their deletes not applied yet; %d with values still to settle)%n",
+        moves.departed().size(), moves.arrived().size(), moves.arrived().stream().filter(a -> !a.columns().isEmpty()).count());
   }
 
   private static void print(TableIdentifier table, SinkOffsets offsets, String sinkId) {
