@@ -103,12 +103,16 @@ final class MovePairing {
       columns.put(lsn, new TreeSet<>());
     });
 
-    for (Object[] row : rows) {
-      RowKey key = layout.keyOfRow(row);
+    // Pending values exist only where the ledger had waiting creates or this batch made some.
+    boolean pendingPossible = !ledger.arrived().isEmpty() || !images.awaiting().isEmpty() || !ledger.departed().isEmpty();
+    for (Object[] row : pendingPossible ? rows : List.<Object[]>of()) {
       for (int i = 0; i < row.length; i++) {
+        if (!(row[i] instanceof PendingValue)) {
+          continue;
+        }
         Object v = settledValue(row[i], settled);
         if (v instanceof PendingValue p && columns.containsKey(p.lsn())) {
-          targets.put(p.lsn(), key);
+          targets.put(p.lsn(), layout.keyOfRow(row));
           columns.get(p.lsn()).add(i);
         }
         row[i] = PendingValue.unwrap(v);

@@ -215,7 +215,7 @@ public final class SinkEngine {
     }
     Map<TopicPartition, Long> committing = new HashMap<>(carried);
     next.forEach((tp, o) -> committing.merge(tp, o, Math::max));
-    boolean movesChanged = !changes.moves().encode(layout).equals(moves.encode(layout));
+    boolean movesChanged = !(moves.isEmpty() && changes.moves().isEmpty()) && !changes.moves().encode(layout).equals(moves.encode(layout));
     String movesFile = movesChanged ? MoveLedgerFiles.write(table, changes.moves(), layout) : held.movesFile();
     BatchCommitter.Commit commit = new BatchCommitter.Commit(
         written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing,
