@@ -27,11 +27,7 @@ public final class ChangeResolver {
    * and whether the batch rewrote rows of keys it holds no events for (repairs of rows a key
    * change left pending, which other workers may own: such a commit must not be rebased).
    */
-  public record Changes(List<Object[]> rows, List<Object[]> deletes, MoveLedger moves, boolean repairsOtherKeys) {
-    public Changes(List<Object[]> rows, List<Object[]> deletes) {
-      this(rows, deletes, MoveLedger.EMPTY, false);
-    }
-  }
+  public record Changes(List<Object[]> rows, List<Object[]> deletes, MoveLedger moves, boolean repairsOtherKeys) {}
 
   /** How stored rows are found: the keys to look up, and those whose column values are needed. */
   @FunctionalInterface
@@ -118,9 +114,4 @@ public final class ChangeResolver {
     return new Changes(rows, deletes, next, !repaired.isEmpty());
   }
 
-  /** Without a move ledger (tests and callers that predate it). */
-  public static Changes resolve(Table table, Long baseSnapshot, TableLayout layout, FoldedBatch folded, TruncatePlanner.Plan truncate,
-      boolean needPartition, StoredRows storedRows) {
-    return resolve(baseSnapshot, layout, folded, truncate, needPartition, storedRows, MoveLedger.EMPTY);
-  }
 }
