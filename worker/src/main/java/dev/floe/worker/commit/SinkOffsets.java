@@ -16,10 +16,6 @@ public record SinkOffsets(Map<TopicPartition, Long> next, Long truncateLsn, Stri
     next = Map.copyOf(next);
   }
 
-  public SinkOffsets(Map<TopicPartition, Long> next, Long truncateLsn, Long snapshotId) {
-    this(next, truncateLsn, null, snapshotId);
-  }
-
   /** The next offset to read of a partition, or -1 when the table holds none. */
   public long nextOffset(TopicPartition tp) {
     return next.getOrDefault(tp, -1L);
