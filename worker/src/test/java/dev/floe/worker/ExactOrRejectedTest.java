@@ -43,9 +43,10 @@ class ExactOrRejectedTest {
   private static final ConnectColumn FLOAT64 = new ConnectColumn("v", "float64", null, null, true,
       v -> Double.isFinite((Double) v) ? F.numberNode((Double) v) : F.textNode(v.toString()));
 
-  private final DebeziumEnvelopes readings = DebeziumEnvelopes.forTopic(TOPIC).columns(List.of(
-      ConnectColumn.int64("id").required(), ConnectColumn.string("note"), FLOAT64, ConnectColumn.decimal("amount", 12, 4)))
-      .key("id");
+  private static final List<ConnectColumn> COLUMNS = List.of(
+      ConnectColumn.int64("id").required(), ConnectColumn.string("note"), FLOAT64, ConnectColumn.decimal("amount", 12, 4));
+
+  private final DebeziumEnvelopes readings = DebeziumEnvelopes.forTopic(TOPIC).columns(COLUMNS).key("id");
   private LocalWarehouse warehouse;
   private SinkEngine engine;
   private final List<RejectedRecord> deadLetters = new ArrayList<>();
@@ -215,6 +216,25 @@ class ExactOrRejectedTest {
         "column 'amount' (decimal(12, 4)): 10000000000000000.0000 has 21 digits, more than decimal(12,4) holds"));
     assertThat(result.snapshotId()).isNotNull();
     assertThat(column("amount")).containsExactly(Map.entry(2L, widest));
+  }
+
+  @Test
+  void aDecimalBeyondItsPrecisionIsRejectedInJsonWithoutSchemaToo() {
+    // given the table, then records without schema (read by the table's decimal(12,4)) on partition 1, whose offsets are new
+    engine.apply(List.of(readings.insert(0, row(1, "a", 1.0))), deadLetters::addAll);
+    DebeziumEnvelopes schemaless = DebeziumEnvelopes.forTopic(TOPIC).columns(COLUMNS).key("id").withoutSchema();
+    RawRecord tooWide = schemaless.insert(1, row(2, "a", 1.0, new BigDecimal(BigInteger.TEN.pow(20), 4)));
+    RawRecord asNumber = replace(schemaless.insert(1, row(3, "a", 1.0)), "\"amount\":\"MNQ=\"", "\"amount\":12345678.12345");
+    RawRecord fits = schemaless.insert(1, row(4, "a", 1.0, new BigDecimal("-99999999.9999")));
+
+    // when applied
+    BatchResult result = engine.apply(List.of(tooWide, asNumber, fits), deadLetters::addAll);
+
+    // then the one too wide and the one with too many decimal places are rejected, the other kept exactly
+    assertThat(reasons(result)).containsExactly(
+        Map.entry(tooWide.offset(), "column 'amount' (decimal(12, 4)): 10000000000000000.0000 has 21 digits, more than decimal(12,4) holds"),
+        Map.entry(asNumber.offset(), "column 'amount' (decimal(12, 4)): 12345678.12345 has more than 4 decimal places"));
+    assertThat(column("amount")).containsExactly(Map.entry(1L, new BigDecimal("1.2500")), Map.entry(4L, new BigDecimal("-99999999.9999")));
   }
 
   private static Map<String, Object> row(long id, String note, double v) {
