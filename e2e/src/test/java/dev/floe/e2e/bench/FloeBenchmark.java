@@ -13,6 +13,7 @@ import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.CommitSpec;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkConfigLoader;
+import dev.floe.worker.config.OnError;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
@@ -157,7 +158,7 @@ class FloeBenchmark {
     SinkSpec spec = new SinkSpec(new SourceSpec(kafka.bootstrapServers(), List.of(topic), null, "floe-bench-" + mode.name().toLowerCase(Locale.ROOT), null,
         Map.of("auto.offset.reset", "earliest")),
         new TableSpec(catalogSpec, "bench.orders", List.of(), List.of(), mode == WriteMode.POSITION_DELETES ? 3 : 2, mode, Map.of(), Map.of()),
-        new CommitSpec("1s", 250_000, null), null, null); // a backlog fills batches by count; the tail waits at most 1 s
+        new CommitSpec("1s", 250_000, null), null, OnError.FAIL); // a backlog fills batches by count; the tail waits at most 1 s; no bad records
     Path config = dir.resolve("sink.yaml");
     Files.writeString(config, SinkConfigLoader.toYaml(spec));
     int port = freePort();

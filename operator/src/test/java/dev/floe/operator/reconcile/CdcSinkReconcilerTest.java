@@ -15,6 +15,7 @@ import dev.floe.worker.config.CatalogType;
 import dev.floe.worker.config.CommitSpec;
 import dev.floe.worker.config.CompactionSpec;
 import dev.floe.worker.config.SinkConfigLoader;
+import dev.floe.worker.config.DeadLetterSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.quickstart.EmbeddedKafka;
@@ -191,7 +192,7 @@ class CdcSinkReconcilerTest {
         new SourceSpec(kafka.bootstrapServers(), List.of(topic), null, "floe-" + table + "-" + n, null, Map.of()),
         new TableSpec(new CatalogSpec(CatalogType.REST, "http://iceberg-rest:8181", null, null, "lake-credentials", Map.of()),
             "analytics." + table, List.of(), List.of(), 2, null, Map.of(), Map.of()),
-        null, null, null, null, null, WorkerPodSpec.DEFAULTS)).name(table + "-" + n);
+        null, new DeadLetterSpec("floe.dlq." + table), null, null, null, WorkerPodSpec.DEFAULTS)).name(table + "-" + n);
   }
 
   /** A builder over the immutable spec records. */

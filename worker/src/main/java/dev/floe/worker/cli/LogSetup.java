@@ -1,16 +1,32 @@
 package dev.floe.worker.cli;
 
-import java.util.Arrays;
-
 /** Chooses the log format before any logger exists: one line per event, JSON when asked. */
 final class LogSetup {
+  static final String JSON_CONFIG = "logback-json.xml";
+
   private LogSetup() {}
 
   static void configure(String[] args) {
-    boolean json = "json".equalsIgnoreCase(System.getenv("FLOE_LOG_FORMAT"))
-        || Arrays.asList(args).contains("--log-format=json");
-    if (json && System.getProperty("logback.configurationFile") == null) {
-      System.setProperty("logback.configurationFile", "logback-json.xml");
+    if (json(args, System.getenv("FLOE_LOG_FORMAT")) && System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", JSON_CONFIG);
     }
+  }
+
+  /**
+   * Whether JSON logs are asked for, by the environment or by {@code --log-format json} in either
+   * of picocli's spellings: the operator passes it as two arguments, a person often as one.
+   */
+  static boolean json(String[] args, String envFormat) {
+    boolean json = "json".equalsIgnoreCase(envFormat);
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--")) {
+        break; // what follows is not an option
+      }
+      if (args[i].equalsIgnoreCase("--log-format=json")
+          || (args[i].equals("--log-format") && i + 1 < args.length && args[i + 1].equalsIgnoreCase("json"))) {
+        json = true;
+      }
+    }
+    return json;
   }
 }

@@ -82,8 +82,12 @@ public final class SinkSpecValidator {
     if (spec.commit().maxBytes() < 1) {
       out.add(new ConfigProblem("commit.maxBytes", "must be at least 1", "268435456"));
     }
-    if (spec.onError() == OnError.DEAD_LETTER && spec.deadLetter() != null && blank(spec.deadLetter().topic())) {
-      out.add(new ConfigProblem("deadLetter.topic", "is empty", "floe.dlq.orders"));
+    // onError: dead-letter (the default) without a topic has nowhere to put the first bad record,
+    // so a sink that validated would stop on it; refuse it now and say what to add.
+    if (spec.onError() == OnError.DEAD_LETTER && (spec.deadLetter() == null || blank(spec.deadLetter().topic()))) {
+      out.add(new ConfigProblem("deadLetter.topic", (spec.deadLetter() == null ? "is required" : "is empty")
+          + " with onError: dead-letter (the default): add a dead-letter topic for records that cannot be applied,"
+          + " or set onError: fail to stop the sink on the first one", "deadLetter: {topic: floe.dlq.orders}"));
     }
     return out;
   }

@@ -62,7 +62,7 @@ public final class ConnectSchemaMapper {
           ValueCodec exact = ValueCodecs.decimalBytes(scale);
           return new Mapped(Types.StringType.get(), n -> ((java.math.BigDecimal) exact.decode(n)).toPlainString());
         }
-        return new Mapped(Types.DecimalType.of(precision, scale), ValueCodecs.decimalBytes(scale));
+        return new Mapped(Types.DecimalType.of(precision, scale), ValueCodecs.decimalBytes(precision, scale));
       }
       case "io.debezium.data.VariableScaleDecimal" -> {
         return new Mapped(Types.StringType.get(), ValueCodecs.VARIABLE_SCALE_DECIMAL_TEXT);

@@ -116,8 +116,12 @@ public final class DebeziumDecoder {
   }
 
   private Decoded decodeOrThrow(RawRecord record, Schema tableSchema) {
-    if (record.value() == null || record.value().length == 0) {
+    if (record.value() == null) {
       return new Decoded.Skip(record, "tombstone");
+    }
+    if (record.value().length == 0) {
+      // A Kafka tombstone is a null value; an empty one is something else, and must be counted.
+      throw new DecodeException("value is empty (0 bytes): not a change event, and not a tombstone (a tombstone's value is null)");
     }
     Envelope envelope = envelope(record.value(), scanEnvelopes);
     JsonNode payload = envelope.payload();
@@ -128,11 +132,11 @@ public final class DebeziumDecoder {
     if (opNode == null || !opNode.isTextual()) {
       throw new DecodeException("not a Debezium change event: no 'op' field");
     }
-    Long lsn = lsn(payload.get("source"));
     String op = opNode.textValue();
     if (op.equals("t")) {
-      return new Decoded.Event(new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, lsn, record));
+      return new Decoded.Event(new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, TruncateEnvelope.verifiedLsn(payload), record));
     }
+    Long lsn = lsn(payload.get("source"));
     String imageField = switch (op) {
       case "c", "u", "r" -> "after";
       case "d" -> "before";
@@ -151,6 +155,7 @@ public final class DebeziumDecoder {
       throw new DecodeException("op '" + op + "' without an '" + imageField + "' row");
     }
     Map<String, Object> key = key(record, rowSchema, values);
+    requireKeyMatchesRow(key, rowSchema, values);
     Map<String, Object> previousKey = null;
     Map<String, Object> nextKey = null;
     if (kind == Op.DELETE) {
@@ -333,12 +338,31 @@ public final class DebeziumDecoder {
     return key;
   }
 
+  /**
+   * The key record and the row image must agree on every key column the row holds: the table is
+   * keyed by the key record but stores the row, so a disagreement would store a value that is in
+   * neither (a key 4011 whose row says 4012 was stored as 4011).
+   */
+  private static void requireKeyMatchesRow(Map<String, Object> key, EventSchema rowSchema, Object[] values) {
+    if (values == null) {
+      return;
+    }
+    for (Map.Entry<String, Object> k : key.entrySet()) {
+      int pos = rowSchema.position(k.getKey());
+      Object row = pos < 0 ? null : values[pos];
+      if (row != null && row != Unchanged.VALUE && !row.equals(k.getValue())) {
+        throw new DecodeException("key record and row image disagree on key column '" + k.getKey() + "': key "
+            + Reasons.abbreviated(String.valueOf(k.getValue())) + ", row " + Reasons.abbreviated(String.valueOf(row)));
+      }
+    }
+  }
+
   /** A key record (or key header): JSON with or without schema envelope, an object of key columns. */
   private static Map<String, Object> keyFromJson(byte[] bytes, String what, EventSchema rowSchema) {
     JsonNode root = parse(bytes, what);
     JsonNode payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
     if (payload == null || !payload.isObject() || payload.isEmpty()) {
-      throw new DecodeException(what + " is not an object of key columns: " + abbreviate(root.toString()));
+      throw new DecodeException(what + " is not an object of key columns: " + Reasons.shown(root));
     }
     Map<String, Object> key = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) payload::fields) {
@@ -380,10 +404,6 @@ public final class DebeziumDecoder {
     } catch (IOException e) {
       throw new DecodeException(what + " cannot be read: " + e.getMessage());
     }
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() > 200 ? s.substring(0, 200) + "..." : s;
   }
 
   /** A record that cannot be decoded; its message is the rejection reason. */

@@ -26,7 +26,7 @@ public final class ValueCodecs {
   public static final ValueCodec INT = n -> {
     requireIntegral(n, "int");
     if (!n.canConvertToInt()) {
-      throw new IllegalArgumentException(n + " does not fit an int");
+      throw new IllegalArgumentException(Reasons.shown(n) + " does not fit an int");
     }
     return n.intValue();
   };
@@ -34,23 +34,33 @@ public final class ValueCodecs {
   public static final ValueCodec LONG = n -> {
     requireIntegral(n, "long");
     if (!n.canConvertToLong()) {
-      throw new IllegalArgumentException(n + " does not fit a long");
+      throw new IllegalArgumentException(Reasons.shown(n) + " does not fit a long");
     }
     return n.longValue();
   };
 
-  public static final ValueCodec FLOAT = n -> (float) floating(n);
+  public static final ValueCodec FLOAT = n -> {
+    double d = floating(n);
+    float f = (float) d;
+    if ((Float.isInfinite(f) && !Double.isInfinite(d)) || (f == 0 && d != 0)) {
+      throw new IllegalArgumentException(Reasons.shown(n) + " is out of range for a float");
+    }
+    return f;
+  };
   public static final ValueCodec DOUBLE = ValueCodecs::floating;
 
   public static final ValueCodec BOOLEAN = n -> {
     if (!n.isBoolean()) {
-      throw new IllegalArgumentException(n + " is not a boolean");
+      throw new IllegalArgumentException(Reasons.shown(n) + " is not a boolean");
     }
     return n.booleanValue();
   };
 
-  /** Text, or the JSON text of a structured value (so nothing is lost). */
-  public static final ValueCodec STRING = n -> n.isTextual() ? n.textValue() : n.toString();
+  /**
+   * Text, or the JSON text of a structured value (so nothing is lost); refused when it is not
+   * valid Unicode (a lone surrogate), since it could not be stored as it came.
+   */
+  public static final ValueCodec STRING = n -> UnicodeText.requireValid(n.isTextual() ? n.textValue() : n.toString());
 
   public static final ValueCodec BINARY = n -> ByteBuffer.wrap(base64(n));
 
@@ -70,29 +80,58 @@ public final class ValueCodecs {
   /** Debezium ZonedTimestamp: an ISO-8601 string; kept as the same instant in UTC. */
   public static final ValueCodec ZONED_TIMESTAMP = n -> OffsetDateTime.parse(text(n)).withOffsetSameInstant(ZoneOffset.UTC);
 
-  /** Connect Decimal: base64 big-endian two's-complement unscaled value. */
+  /** Connect Decimal: base64 big-endian two's-complement unscaled value, any number of digits. */
   public static ValueCodec decimalBytes(int scale) {
     return n -> {
       if (n.isNumber()) {
-        return n.decimalValue().setScale(scale);
+        return scaled(n, n.decimalValue(), scale);
       }
       return new BigDecimal(new BigInteger(base64(n)), scale);
     };
   }
 
-  /** Decimal given as text or number (decimal.handling.mode=string, or schemaless input). */
-  public static ValueCodec decimalLenient(int scale) {
+  /**
+   * Connect Decimal into a {@code decimal(precision, scale)} column: a value with more digits than
+   * the column declares is refused here, with its reason, instead of failing in the Parquet writer
+   * later (where the batch could only be retried, forever).
+   */
+  public static ValueCodec decimalBytes(int precision, int scale) {
+    ValueCodec read = decimalBytes(scale);
+    return n -> fitting(n, (BigDecimal) read.decode(n), precision, scale);
+  }
+
+  /** Decimal given as text or number (decimal.handling.mode=string, or schemaless input), into {@code decimal(precision, scale)}. */
+  public static ValueCodec decimalLenient(int precision, int scale) {
     return n -> {
       if (n.isNumber()) {
-        return n.decimalValue().setScale(scale);
+        return fitting(n, scaled(n, n.decimalValue(), scale), precision, scale);
       }
       String t = text(n);
+      BigDecimal value;
       try {
-        return new BigDecimal(t).setScale(scale);
+        value = scaled(n, new BigDecimal(t), scale);
       } catch (NumberFormatException e) {
-        return new BigDecimal(new BigInteger(Base64.getDecoder().decode(t)), scale);
+        value = new BigDecimal(new BigInteger(base64(n)), scale);
       }
+      return fitting(n, value, precision, scale);
     };
+  }
+
+  /** The value at the column's scale, refused when that would round it. */
+  private static BigDecimal scaled(JsonNode n, BigDecimal value, int scale) {
+    try {
+      return value.setScale(scale);
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException(Reasons.shown(n) + " has more than " + scale + " decimal places");
+    }
+  }
+
+  private static BigDecimal fitting(JsonNode n, BigDecimal value, int precision, int scale) {
+    if (value.precision() > precision) {
+      throw new IllegalArgumentException(Reasons.abbreviated(value.toPlainString()) + " has " + value.precision()
+          + " digits, more than decimal(" + precision + "," + scale + ") holds");
+    }
+    return value;
   }
 
   /** Debezium VariableScaleDecimal: {scale, value}; kept exact as its plain text. */
@@ -100,7 +139,7 @@ public final class ValueCodecs {
     JsonNode value = n.get("value");
     JsonNode scale = n.get("scale");
     if (value == null || scale == null) {
-      throw new IllegalArgumentException(n + " is not a VariableScaleDecimal {scale, value}");
+      throw new IllegalArgumentException(Reasons.shown(n) + " is not a VariableScaleDecimal {scale, value}");
     }
     return new BigDecimal(new BigInteger(base64(value)), scale.intValue()).toPlainString();
   };
@@ -108,7 +147,7 @@ public final class ValueCodecs {
   public static ValueCodec list(ValueCodec element) {
     return n -> {
       if (!n.isArray()) {
-        throw new IllegalArgumentException(n + " is not an array");
+        throw new IllegalArgumentException(Reasons.shown(n) + " is not an array");
       }
       List<Object> out = new ArrayList<>(n.size());
       for (JsonNode e : n) {
@@ -139,7 +178,7 @@ public final class ValueCodecs {
       case TIMESTAMP -> ((Types.TimestampType) type).shouldAdjustToUTC()
           ? n -> n.isTextual() ? ZONED_TIMESTAMP.decode(n) : DateTimeUtil.timestamptzFromMicros(LONG_OF(n))
           : n -> n.isTextual() ? java.time.LocalDateTime.parse(n.textValue()) : TIMESTAMP_MICROS.decode(n);
-      case DECIMAL -> decimalLenient(((Types.DecimalType) type).scale());
+      case DECIMAL -> decimalLenient(((Types.DecimalType) type).precision(), ((Types.DecimalType) type).scale());
       case LIST -> list(forIcebergType(((Types.ListType) type).elementType()));
       default -> throw new IllegalArgumentException("no JSON reader for Iceberg type " + type);
     };
@@ -149,9 +188,20 @@ public final class ValueCodecs {
     return (Long) LONG.decode(n);
   }
 
+  /**
+   * A double, exactly as written or refused. Debezium writes NaN and the infinities as the strings
+   * "NaN", "Infinity" and "-Infinity" (or, with non-numeric numbers allowed, as bare tokens, which
+   * Jackson reads as doubles); a decimal literal such as {@code 1e400} that only rounds to an
+   * infinity or to zero is out of range, not a value.
+   */
   private static double floating(JsonNode n) {
     if (n.isNumber()) {
-      return n.doubleValue();
+      double d = n.doubleValue();
+      boolean literal = n.isDouble() || n.isFloat(); // NaN/Infinity tokens; decimals arrive as BigDecimal
+      if (!literal && (Double.isInfinite(d) || (d == 0 && n.decimalValue().signum() != 0))) {
+        throw new IllegalArgumentException(Reasons.shown(n) + " is out of range for a double");
+      }
+      return d;
     }
     if (n.isTextual()) {
       switch (n.textValue()) {
@@ -164,18 +214,18 @@ public final class ValueCodecs {
         default:
       }
     }
-    throw new IllegalArgumentException(n + " is not a number");
+    throw new IllegalArgumentException(Reasons.shown(n) + " is not a number");
   }
 
   private static void requireIntegral(JsonNode n, String what) {
     if (!n.isIntegralNumber()) {
-      throw new IllegalArgumentException(n + " is not an " + what);
+      throw new IllegalArgumentException(Reasons.shown(n) + " is not an " + what);
     }
   }
 
   private static String text(JsonNode n) {
     if (!n.isTextual()) {
-      throw new IllegalArgumentException(n + " is not a string");
+      throw new IllegalArgumentException(Reasons.shown(n) + " is not a string");
     }
     return n.textValue();
   }
@@ -184,7 +234,7 @@ public final class ValueCodecs {
     try {
       return Base64.getDecoder().decode(text(n));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(n + " is not base64: " + e.getMessage());
+      throw new IllegalArgumentException(Reasons.shown(n) + " is not base64: " + e.getMessage());
     }
   }
 }

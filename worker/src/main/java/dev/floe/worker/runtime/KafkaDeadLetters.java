@@ -1,6 +1,7 @@
 package dev.floe.worker.runtime;
 
 import dev.floe.worker.decode.RejectedRecord;
+import dev.floe.worker.engine.DeadLetterRefusedException;
 import dev.floe.worker.engine.DeadLetters;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -10,11 +11,13 @@ import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Sends rejected records to the dead-letter topic, key and value untouched, with headers naming the
- * reason and the source topic, partition and offset; returns only when Kafka has them.
+ * reason and the source topic, partition and offset; returns only when Kafka has them. A refusal
+ * that retrying cannot cure is a {@link DeadLetterRefusedException}.
  */
 public final class KafkaDeadLetters implements DeadLetters {
   public static final String REASON = "floe.error.reason";
@@ -50,9 +53,23 @@ public final class KafkaDeadLetters implements DeadLetters {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while sending to the dead-letter topic " + topic, e);
       } catch (ExecutionException e) {
-        throw new IllegalStateException("cannot send to the dead-letter topic " + topic + ": " + e.getCause(), e.getCause());
+        throw failure(e.getCause());
       }
     }
+  }
+
+  /**
+   * A failure Kafka may get over (a broker down, a leader moving: its retriable errors, and the
+   * timeouts they end in) is retried with the batch; any other (the record is larger than
+   * {@code max.request.size}, the topic is not authorised or invalid) would fail the same way
+   * forever, so it stops the sink.
+   */
+  private RuntimeException failure(Throwable cause) {
+    if (cause instanceof RetriableException) {
+      return new IllegalStateException("cannot send to the dead-letter topic " + topic + " (will retry): " + cause, cause);
+    }
+    return new DeadLetterRefusedException("the dead-letter topic " + topic + " refused a rejected record, and retrying cannot help: "
+        + cause + "; fix the producer settings or the topic (or set onError: fail), then restart", cause);
   }
 
   private static byte[] utf8(String s) {

@@ -8,6 +8,7 @@ import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.decode.RejectedRecord;
 import dev.floe.worker.engine.BatchResult;
+import dev.floe.worker.engine.DeadLetterRefusedException;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.RejectedRecordsException;
 import dev.floe.worker.engine.SinkEngine;
@@ -83,8 +84,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       this.deadLetters = new KafkaDeadLetters(producer, spec.deadLetter().topic());
     } else {
       this.producer = null;
+      // The validator refuses this config; a sink built without it still stops rather than loops.
       this.deadLetters = rejected -> {
-        throw new IllegalStateException(rejected.size() + " record(s) rejected but no deadLetter.topic is configured; first: " + rejected.get(0));
+        throw new DeadLetterRefusedException(rejected.size() + " record(s) rejected but no deadLetter.topic is configured; first: "
+            + rejected.get(0), null);
       };
     }
   }
@@ -187,7 +190,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         }
         stopTable(engine, e.getMessage());
         return true;
-      } catch (RejectedRecordsException | ConfigException e) {
+      } catch (RejectedRecordsException | DeadLetterRefusedException | ConfigException e) {
         LOG.error("stopping: {}", e.getMessage());
         throw e;
       } catch (RuntimeException e) {

@@ -47,8 +47,29 @@ class SinkConfigLoaderTest {
         """;
     assertThatThrownBy(() -> SinkConfigLoader.parse(bad))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).extracting(ConfigProblem::field)
-            .containsExactly("source.groupId", "source.topics", "table.name", "table.formatVersion", "table.partitionBy[0]", "commit.interval"))
+            .containsExactly("source.groupId", "source.topics", "table.name", "table.formatVersion", "table.partitionBy[0]", "commit.interval",
+                "deadLetter.topic"))
         .hasMessageContaining("table.name: must be namespace.table, got 'orders' (for example: analytics.orders)");
+  }
+
+  @Test
+  void theDefaultOnErrorWithoutADeadLetterTopicIsRefusedSayingWhatToAdd() {
+    // given the minimal config: onError left at dead-letter, no deadLetter section, or an empty one
+    String minimal = VALID.replace("deadLetter: {topic: floe.dlq.orders}\n", "");
+    String emptyTopic = VALID.replace("deadLetter: {topic: floe.dlq.orders}", "deadLetter: {topic: \"\"}");
+
+    // then it is refused before it runs (it would stop on the first bad record), naming both ways out
+    assertThat(minimal).doesNotContain("deadLetter");
+    for (String config : new String[] {minimal, emptyTopic}) {
+      assertThatThrownBy(() -> SinkConfigLoader.parse(config))
+          .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).extracting(ConfigProblem::field)
+              .containsExactly("deadLetter.topic"))
+          .hasMessageContaining("with onError: dead-letter (the default): add a dead-letter topic")
+          .hasMessageContaining("or set onError: fail")
+          .hasMessageContaining("deadLetter: {topic: floe.dlq.orders}");
+    }
+    // and stopping on the first bad record, when asked for, is valid without a topic
+    assertThat(SinkConfigLoader.parse(minimal + "onError: fail\n").onError()).isEqualTo(OnError.FAIL);
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.config.CommitSpec;
+import dev.floe.worker.config.OnError;
 import dev.floe.worker.config.SinkConfigLoader;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
@@ -45,7 +46,8 @@ class CrashRecoveryTest {
     // static membership: the restarted worker takes its partitions over at once (as a restarted pod)
     SourceSpec source0 = new SourceSpec(base.source().bootstrapServers(), base.source().topics(), null, base.source().groupId(), null,
         Map.of("group.instance.id", "crash-test-worker", "session.timeout.ms", "10000"));
-    SinkSpec spec = new SinkSpec(source0, base.table(), new CommitSpec("300ms", 150, null), null, null);
+    // onError: fail: this history has no bad record, and a sink config must say where one would go
+    SinkSpec spec = new SinkSpec(source0, base.table(), new CommitSpec("300ms", 150, null), null, OnError.FAIL);
     Path config = dir.resolve("sink.yaml");
     Files.writeString(config, SinkConfigLoader.toYaml(spec));
 

@@ -103,6 +103,33 @@ class KafkaRuntimeTest {
     assertThat(w.metrics.scrape()).contains("floe_records_rejected_total{sink=\"floe-orders\",table=\"" + spec.table().name() + "\"} 1.0");
   }
 
+  @Test
+  void aRejectedRecordTheDeadLetterTopicRefusesStopsTheSinkInsteadOfLooping() {
+    // given a dead-letter producer that refuses records over 2 KB (max.request.size), and a 4 KB poison record before a good one
+    String topic = TestKafka.topic("orders", OrdersTable.PARTITIONS);
+    String dlq = TestKafka.topic("dlq", 1);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec base = sink(topic, warehouse, dlq);
+    SinkSpec spec = new SinkSpec(new SourceSpec(base.source().bootstrapServers(), base.source().topics(), null, base.source().groupId(),
+        null, Map.of("max.request.size", "2048")), base.table(), base.commit(), base.deadLetter(), null);
+    byte[] poison = ("not json " + "x".repeat(4096)).getBytes(StandardCharsets.UTF_8);
+    TestKafka.produce(List.of(new RawRecord(topic, 0, 0, "{\"id\":2}".getBytes(StandardCharsets.UTF_8), poison)));
+    OrdersSource source = new OrdersSource(topic);
+    TestKafka.produce(source.records(List.of(new Step.Upsert(1, Map.of("qty", 1))), new OrdersModel()));
+
+    // when the worker meets it
+    RunningWorker w = RunningWorker.start(spec, warehouse);
+    Throwable failure = w.awaitFailure(Duration.ofSeconds(60));
+
+    // then it stops with a clear error naming the refusal, and commits nothing past the record it could not keep
+    assertThat(failure).as("the worker stopped by itself").isNotNull()
+        .isInstanceOf(dev.floe.worker.engine.DeadLetterRefusedException.class)
+        .hasMessageContaining("the dead-letter topic " + dlq + " refused a rejected record")
+        .hasMessageContaining("RecordTooLargeException");
+    assertThat(new SinkEngine(spec, warehouse.catalog()).offsets().nextOffset(new TopicPartition(topic, 0))).isLessThanOrEqualTo(0L);
+    assertThat(TestKafka.readAll(dlq, 1, Duration.ofSeconds(3))).isEmpty();
+  }
+
   static SinkSpec sink(String topic, LocalWarehouse warehouse, String dlq) {
     return new SinkSpec(
         new SourceSpec(TestKafka.bootstrap(), List.of(topic), null, "floe-orders", null, Map.of()),

@@ -40,6 +40,21 @@ final class RunningWorker {
     return metrics.committedBatches();
   }
 
+  /** Waits for the worker to stop by itself (it failed); returns why, or null if it is still running. */
+  Throwable awaitFailure(java.time.Duration timeout) {
+    try {
+      thread.join(timeout.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (thread.isAlive()) {
+      runner.stop();
+      return null;
+    }
+    runner.close();
+    return runner.failure();
+  }
+
   /** Stops it as SIGTERM does, and checks that it stopped cleanly. */
   void stop() {
     runner.stop();

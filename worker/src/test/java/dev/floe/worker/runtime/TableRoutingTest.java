@@ -58,9 +58,10 @@ class TableRoutingTest {
 
   @Test
   void settingsThatNameColumnsOfOneTableAreRefusedWithATemplate() {
-    SinkSpec spec = sink("db\\..*", new LocalWarehouse(dir), "lake.{schema}_{table}");
+    SinkSpec routed = sink("db\\..*", new LocalWarehouse(dir), "lake.{schema}_{table}");
+    SinkSpec spec = new SinkSpec(routed.source(), routed.table(), routed.commit(), new DeadLetterSpec("floe.dlq.mirror"), null);
     SinkSpec keyed = new SinkSpec(spec.source(), new TableSpec(spec.table().catalog(), spec.table().name(), List.of("id"),
-        List.of("region"), 2, null, Map.of(), Map.of()), spec.commit(), null, null);
+        List.of("region"), 2, null, Map.of(), Map.of()), spec.commit(), spec.deadLetter(), null);
 
     assertThat(SinkSpecValidator.problems(spec)).isEmpty();
     assertThat(SinkSpecValidator.problems(keyed)).extracting(p -> p.field()).containsExactly("table.primaryKey", "table.partitionBy");
