@@ -60,7 +60,9 @@ class KeyMoveAcrossWorkersTest {
     // then the moved row shows the old key as far as it was read, and the wait is visible
     assertThat(notes(engine.table())).isEqualTo(Map.of(1L, "first note", 2L, "first note"));
     java.nio.file.Path config = dir.resolve("sink.json");
-    java.nio.file.Files.writeString(config, new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(sink));
+    SinkSpec valid = new SinkSpec(sink.source(), sink.table(), sink.commit(), new dev.floe.worker.config.DeadLetterSpec("floe.dlq.orders"),
+        sink.onError(), sink.compaction());
+    java.nio.file.Files.writeString(config, new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(valid));
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     java.io.PrintStream stdout = System.out;
     System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
