@@ -39,11 +39,17 @@ public final class DefaultFiller {
 
   private DefaultFiller() {}
 
-  /** Fills what is pending; returns true when it committed anything (the table then has a new state). */
+  /**
+   * Fills what is pending; returns true when it committed anything (the table then has a new state).
+   * The caller hands a freshly refreshed table (a worker calls this on every batch, so the first
+   * look costs no catalog round trip); after a fill or a lost race the table is read again.
+   */
   public static boolean finishPending(Table table) {
     boolean committed = false;
     for (int attempt = 1; ; attempt++) {
-      table.refresh();
+      if (attempt > 1 || committed) {
+        table.refresh();
+      }
       Map<Integer, Long> pending = AddedDefaults.pendingFills(table.properties());
       if (pending.isEmpty()) {
         return committed;
