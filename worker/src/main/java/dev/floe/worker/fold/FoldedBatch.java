@@ -19,11 +19,6 @@ public record FoldedBatch(
     List<KeyMove> arrivals,
     List<KeyMove> departures) {
 
-  public FoldedBatch(Map<RowKey, KeyFold> keys, boolean truncates, Long truncateLsn, int supersededByTruncate,
-      List<RejectedRecord> rejected) {
-    this(keys, truncates, truncateLsn, supersededByTruncate, rejected, List.of(), List.of());
-  }
-
   /** One half of a primary-key update at a source LSN: the row moved from {@code from} to {@code to}. */
   public record KeyMove(RowKey from, RowKey to, long lsn) {}
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.floe.worker.decode.DebeziumDecoder;
 import dev.floe.worker.decode.RawRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -18,9 +19,9 @@ import java.util.Map;
  */
 public final class DebeziumEnvelopes {
   /** Set by Debezium on the create half of a primary-key update: the row's key before the update. */
-  public static final String OLD_KEY_HEADER = "__debezium.oldkey";
+  public static final String OLD_KEY_HEADER = DebeziumDecoder.OLD_KEY_HEADER;
   /** Set by Debezium on the delete half of a primary-key update and its tombstone: the row's new key. */
-  public static final String NEW_KEY_HEADER = "__debezium.newkey";
+  public static final String NEW_KEY_HEADER = DebeziumDecoder.NEW_KEY_HEADER;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
@@ -68,15 +69,6 @@ public final class DebeziumEnvelopes {
 
   public RawRecord insert(int partition, Map<String, Object> row) {
     return change(partition, "c", null, row);
-  }
-
-  /**
-   * The create half of a primary-key update alone, with Debezium's {@code __debezium.oldkey} header
-   * and an LSN of its own. {@link #keyUpdate} writes both halves as Debezium does.
-   */
-  public RawRecord insertWithPreviousKey(int partition, Map<String, Object> row, Map<String, Object> previousKey) {
-    RawRecord r = change(partition, "c", null, row);
-    return withHeader(r, OLD_KEY_HEADER, keyBytes(previousKey));
   }
 
   /**
