@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.floe.worker.config.SinkSpec;
-import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.model.OrdersModel;
 import dev.floe.worker.model.OrdersSource;
@@ -13,20 +12,16 @@ import dev.floe.worker.model.ScriptPlayer;
 import dev.floe.worker.model.Step;
 import dev.floe.worker.testing.LocalWarehouse;
 import dev.floe.worker.testing.TestKafka;
+import dev.floe.worker.testing.TransactionalProducer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,7 +41,7 @@ class TransactionalSourceTest {
     SinkSpec spec = KafkaRuntimeTest.sink(topic, warehouse, TestKafka.topic("dlq", 1));
     OrdersModel model = new OrdersModel();
     OrdersSource source = new OrdersSource(topic);
-    try (Transactions tx = new Transactions()) {
+    try (TransactionalProducer tx = new TransactionalProducer(TestKafka.bootstrap())) {
       tx.commit(source.records(upserts(1, 40), model));
       tx.abort(new OrdersSource(topic).records(upserts(1_000, 1_020), new OrdersModel()));
       tx.commit(source.records(upserts(41, 80), model));
@@ -85,41 +80,6 @@ class TransactionalSourceTest {
         lag += end - (c == null ? 0 : c.offset());
       }
       return lag;
-    }
-  }
-
-  /** A transactional producer, as Kafka Connect's exactly-once source tasks use. */
-  static final class Transactions implements AutoCloseable {
-    private final KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", TestKafka.bootstrap(),
-        "transactional.id", "connect-" + UUID.randomUUID()), new ByteArraySerializer(), new ByteArraySerializer());
-
-    Transactions() {
-      producer.initTransactions();
-    }
-
-    void commit(List<RawRecord> records) {
-      send(records);
-      producer.commitTransaction();
-    }
-
-    void abort(List<RawRecord> records) {
-      send(records);
-      producer.flush();
-      producer.abortTransaction();
-    }
-
-    private void send(List<RawRecord> records) {
-      producer.beginTransaction();
-      for (RawRecord r : records) {
-        RecordHeaders headers = new RecordHeaders();
-        r.headers().forEach(headers::add);
-        producer.send(new ProducerRecord<>(r.topic(), r.partition(), r.key(), r.value(), headers));
-      }
-    }
-
-    @Override
-    public void close() {
-      producer.close(Duration.ofSeconds(5));
     }
   }
 }
