@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "floe 0.1.0",
     description = "Keeps Apache Iceberg tables equal to Debezium change streams, exactly once.",
-    subcommands = {RunCommand.class, CompactCommand.class, OffsetsCommand.class, ValidateCommand.class, QuickstartCommand.class})
+    subcommands = {RunCommand.class, CompactCommand.class, OffsetsCommand.class, StatusCommand.class, ShowCommand.class, DeadLettersCommand.class, ValidateCommand.class, QuickstartCommand.class})
 public final class Floe implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
