@@ -2,6 +2,7 @@ package dev.floe.operator.reconcile;
 
 import dev.floe.operator.model.CdcSink;
 import dev.floe.operator.scale.LagReadException;
+import dev.floe.worker.config.KnownSecrets;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,8 @@ final class SinkSecrets {
       if (secret.getStringData() != null) {
         out.putAll(secret.getStringData());
       }
+      // a Kafka error that echoes one of these values is then masked in logs, status and Events
+      out.values().forEach(KnownSecrets::register);
     }
     sink.getSpec().source().properties().forEach((k, v) -> {
       if (!v.contains("${")) {
