@@ -5,6 +5,7 @@ import dev.floe.operator.scale.LagReadException;
 import dev.floe.worker.config.KnownSecrets;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
@@ -20,7 +21,13 @@ final class SinkSecrets {
     Map<String, String> out = new HashMap<>();
     String ref = sink.getSpec().source().kafkaSecretRef();
     if (ref != null) {
-      Secret secret = client.secrets().inNamespace(sink.getMetadata().getNamespace()).withName(ref).get();
+      Secret secret;
+      try {
+        secret = client.secrets().inNamespace(sink.getMetadata().getNamespace()).withName(ref).get();
+      } catch (KubernetesClientException e) {
+        // forbidden when the chart was installed with rbac.readSecrets=false: a lag problem, not a reconcile failure
+        throw new LagReadException("cannot read secret " + ref + " (source.kafkaSecretRef): " + e.getMessage(), e);
+      }
       if (secret == null) {
         throw new LagReadException("secret " + ref + " (source.kafkaSecretRef) does not exist in namespace " + sink.getMetadata().getNamespace(), null);
       }
