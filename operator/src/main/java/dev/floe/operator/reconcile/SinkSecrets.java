@@ -38,7 +38,7 @@ final class SinkSecrets {
         out.putAll(secret.getStringData());
       }
       // a Kafka error that echoes one of these values is then masked in logs, status and Events
-      out.values().forEach(KnownSecrets::register);
+      out.forEach(KnownSecrets::registerProperty);
     }
     sink.getSpec().source().properties().forEach((k, v) -> {
       if (!v.contains("${")) {

@@ -34,6 +34,17 @@ public final class KnownSecrets {
     }
   }
 
+  /**
+   * Registers a property read from a Secret when it is secret-like: its key names a secret, or it
+   * holds a credential (a JAAS config). Secrets also carry plain settings (security.protocol,
+   * s3.endpoint), and masking those everywhere would blank out ordinary error messages.
+   */
+  public static void registerProperty(String key, String value) {
+    if (CatalogSpec.isSecretKey(key) || Redactor.hasLiteralCredential(value)) {
+      register(value);
+    }
+  }
+
   static List<String> values() {
     return longestFirst;
   }

@@ -75,7 +75,7 @@ public final class SecretResolver {
         String key = f.getFileName().toString();
         if (!key.startsWith(".") && Files.isRegularFile(f)) { // Kubernetes keeps its ..data links hidden
           String value = Files.readString(f).strip();
-          KnownSecrets.register(value);
+          KnownSecrets.registerProperty(key, value);
           out.put(key, value);
         }
       }

@@ -44,6 +44,13 @@ class RedactorTest {
   }
 
   @Test
+  void aSecretsPlainSettingsAreNotMaskedEverywhereButItsSecretsAre() {
+    KnownSecrets.registerProperty("security.protocol", "SASL_SSL");
+    KnownSecrets.registerProperty("s3.secret-access-key", "wJalrXUtnFEMI");
+    assertThat(Redactor.redact("SASL_SSL handshake failed with wJalrXUtnFEMI")).isEqualTo("SASL_SSL handshake failed with ****");
+  }
+
+  @Test
   void aLiteralCredentialIsToldFromAReference() {
     assertThat(Redactor.hasLiteralCredential("http://u:pw@h/")).isTrue();
     assertThat(Redactor.hasLiteralCredential("jdbc:postgresql://h/db?password=pw")).isTrue();
