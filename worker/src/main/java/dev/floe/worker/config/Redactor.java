@@ -18,7 +18,7 @@ public final class Redactor {
   private static final Pattern USERINFO = Pattern.compile("(?<=://)([^/\\s:@?#\"']*):(" + REFERENCE + "|[^/\\s@?#\"']+)@");
   /** A secret-named parameter: JDBC ({@code ;password=x}), query ({@code &token=x}), JAAS ({@code password="x"}), Kafka's config dump. */
   private static final Pattern PARAMETER = Pattern.compile("(?i)(?<![\\w.-])([\\w.-]*(?:password|passwd|pwd|secret|token|credential|signature"
-      + "|(?:api|access|private|session|account|sas|auth)[_.-]?key)[\\w.-]*|key)(\\s*=\\s*)(" + REFERENCE + "|\"[^\"]*\"|'[^']*'|[^\\s&;,\"')\\]}]+)");
+      + "|(?:api|access|private|session|account|sas|auth)[_.-]?key)[\\w.-]*|key)(\\s*=\\s*)(" + REFERENCE + "|\"[^\"]*\"|'[^']*'|[^\\s&;,\"'()\\[\\]{}]+)");
   /** A token after "Bearer"/"Basic"; it must hold a digit, so prose ("basic authentication") stays. */
   private static final Pattern BEARER = Pattern.compile("(?i)\\b(bearer|basic)(\\s+)(?=[A-Za-z._~+/-]*[0-9])([A-Za-z0-9._~+/-]{8,}=*)");
   private static final Pattern IS_REFERENCE = Pattern.compile(REFERENCE);

@@ -30,7 +30,7 @@ class RedactorTest {
 
   @Test
   void referencesAndOrdinaryTextAreLeftAlone() {
-    String text = "http://u:${env:PW}@h/ password=${file:/s/pw} primaryKey=[id] basic authentication failed, token expired";
+    String text = "http://u:${env:PW}@h/ password=${file:/s/pw} primaryKey=[id] key=[id] basic authentication failed, token expired";
     assertThat(Redactor.redact(text)).isEqualTo(text);
     assertThat(Redactor.redact(null)).isNull();
   }
