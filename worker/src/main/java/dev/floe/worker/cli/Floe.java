@@ -23,7 +23,7 @@ public final class Floe implements Runnable {
     spec.commandLine().usage(System.out);
   }
 
-  private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+  static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
     StringBuilder message = new StringBuilder("floe: " + e.getMessage());
     for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
       message.append("\n  caused by: ").append(c);

@@ -4,6 +4,7 @@ import dev.floe.worker.catalog.SinkTables;
 import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.commit.SinkOffsets;
 import dev.floe.worker.config.ConfigException;
+import dev.floe.worker.config.Redactor;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.TableNameTemplate;
 import java.time.Duration;
@@ -77,7 +78,7 @@ public final class SinkStatusReader {
       tables.add(status);
       total = total == null || status.lag() == null ? null : total + status.lag();
     }
-    return new SinkStatus(spec.sinkId(), total, kafkaError, tables);
+    return new SinkStatus(spec.sinkId(), total, kafkaError == null ? null : Redactor.redact(kafkaError), tables);
   }
 
   private TableStatus table(SinkSpec spec, String name, List<TopicPartition> fed, Map<TopicPartition, Long> ends,
