@@ -77,7 +77,7 @@ class SinkConfigLoaderTest {
     assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("groupId", "group")))
         .hasMessageContaining("source.group: unknown field 'group'");
     assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("requests: sum", "requests: average")))
-        .hasMessageContaining("table.mergeRules.requests: cannot read 'average'");
+        .hasMessageContaining("table.mergeRules.requests: 'average' is not one of last, last-non-null, sum, min, max, first");
   }
 
   @Test
