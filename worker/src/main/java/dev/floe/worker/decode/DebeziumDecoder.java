@@ -40,6 +40,8 @@ public final class DebeziumDecoder {
 
   private final List<String> configuredKey;
   private final boolean scanEnvelopes;
+  private final KnownEnvelope valueSchemas = new KnownEnvelope();
+  private final KnownEnvelope keySchemas = new KnownEnvelope();
   private final Map<SchemaBytes, EnvelopeSchemas> schemaCache = Collections.synchronizedMap(
       new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -134,6 +136,9 @@ public final class DebeziumDecoder {
     }
     String op = opNode.textValue();
     if (op.equals("t")) {
+      if (envelope.hasSchema()) {
+        schemas(envelope); // never used by a truncate, but a record whose schema is not JSON is not a truncate either
+      }
       return new Decoded.Event(new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, TruncateEnvelope.verifiedLsn(payload), record));
     }
     Long lsn = lsn(payload.get("source"));
@@ -181,10 +186,18 @@ public final class DebeziumDecoder {
    * JsonConverter's schemas most of each record is the same schema, and building its tree per record
    * was most of the decoding time. Without an envelope the whole value is the payload.
    */
-  private static Envelope envelope(byte[] bytes, boolean scan) {
+  private Envelope envelope(byte[] bytes, boolean scan) {
+    if (scan) {
+      EnvelopeScanner.Spans known = valueSchemas.match(bytes);
+      JsonNode payload = known == null ? null : strictOrNull(bytes, known.payloadStart(), known.payloadEnd() - known.payloadStart());
+      if (payload != null) { // the schema seen last, recognised by its bytes: neither scanned nor tokenized
+        return new Envelope(payload, bytes, known.schemaStart(), known.schemaEnd() - known.schemaStart());
+      }
+    }
     EnvelopeScanner.Spans spans = scan ? EnvelopeScanner.scan(bytes) : null;
     if (spans != null) { // JsonConverter's own layout: the schema is only located, never tokenized
       JsonNode payload = parse(bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(), "value");
+      valueSchemas.learn(bytes, spans);
       return new Envelope(payload, bytes, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
     }
     try (JsonParser p = JSON.createParser(bytes)) {
@@ -227,20 +240,25 @@ public final class DebeziumDecoder {
 
   private EventSchema rowSchema(Envelope envelope, String imageField, Schema tableSchema) {
     if (envelope.hasSchema()) {
-      SchemaBytes key = new SchemaBytes(envelope.bytes(), envelope.schemaStart(), envelope.schemaLength());
-      EnvelopeSchemas schemas = schemaCache.get(key);
-      if (schemas == null) {
-        byte[] copy = new byte[envelope.schemaLength()];
-        System.arraycopy(envelope.bytes(), envelope.schemaStart(), copy, 0, copy.length);
-        schemas = new EnvelopeSchemas(parse(copy, "schema"));
-        schemaCache.put(new SchemaBytes(copy, 0, copy.length), schemas);
-      }
-      return schemas.row(imageField);
+      return schemas(envelope).row(imageField);
     }
     if (tableSchema == null) {
       throw new DecodeException("JSON without schema needs an existing table to read values by; create the table or enable schemas in the converter");
     }
     return fromTable(tableSchema);
+  }
+
+  /** The envelope's schema, parsed once per distinct schema: a schema that is not JSON rejects the record. */
+  private EnvelopeSchemas schemas(Envelope envelope) {
+    SchemaBytes key = new SchemaBytes(envelope.bytes(), envelope.schemaStart(), envelope.schemaLength());
+    EnvelopeSchemas schemas = schemaCache.get(key);
+    if (schemas == null) {
+      byte[] copy = new byte[envelope.schemaLength()];
+      System.arraycopy(envelope.bytes(), envelope.schemaStart(), copy, 0, copy.length);
+      schemas = new EnvelopeSchemas(parse(copy, "schema"));
+      schemaCache.put(new SchemaBytes(copy, 0, copy.length), schemas);
+    }
+    return schemas;
   }
 
   /** The row schemas of one envelope schema, mapped on first use. */
@@ -358,9 +376,13 @@ public final class DebeziumDecoder {
   }
 
   /** A key record (or key header): JSON with or without schema envelope, an object of key columns. */
-  private static Map<String, Object> keyFromJson(byte[] bytes, String what, EventSchema rowSchema) {
-    JsonNode root = parse(bytes, what);
-    JsonNode payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
+  private Map<String, Object> keyFromJson(byte[] bytes, String what, EventSchema rowSchema) {
+    JsonNode payload = scanEnvelopes ? keyPayload(bytes) : null;
+    JsonNode root = payload;
+    if (payload == null) {
+      root = parse(bytes, what);
+      payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
+    }
     if (payload == null || !payload.isObject() || payload.isEmpty()) {
       throw new DecodeException(what + " is not an object of key columns: " + Reasons.shown(root));
     }
@@ -379,6 +401,19 @@ public final class DebeziumDecoder {
     return key;
   }
 
+  /** The payload of a key envelope of the key schema seen last (learning it otherwise), or null to read it whole. */
+  private JsonNode keyPayload(byte[] bytes) {
+    EnvelopeScanner.Spans known = keySchemas.match(bytes);
+    if (known == null) {
+      EnvelopeScanner.Spans spans = EnvelopeScanner.scan(bytes);
+      if (spans != null) {
+        keySchemas.learn(bytes, spans);
+      }
+      return null;
+    }
+    return strictOrNull(bytes, known.payloadStart(), known.payloadEnd() - known.payloadStart());
+  }
+
   private static Long lsn(JsonNode source) {
     if (source == null) {
       return null;
@@ -391,9 +426,22 @@ public final class DebeziumDecoder {
     return parse(bytes, 0, bytes.length, what);
   }
 
+  /**
+   * Exactly one JSON object in the range, or null (then the general path reads the record and
+   * decides): a recognised envelope whose payload is not one object takes the scanner's way.
+   */
+  private static JsonNode strictOrNull(byte[] bytes, int offset, int length) {
+    try (JsonParser p = JSON.createParser(bytes, offset, length)) {
+      JsonNode node = JSON.readTree(p);
+      return node != null && node.isObject() && p.nextToken() == null ? node : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
   private static JsonNode parse(byte[] bytes, int offset, int length, String what) {
-    try {
-      JsonParser p = JSON.createParser(bytes, offset, length);
+    // Closed after use: Jackson recycles its buffers only for parsers that are closed.
+    try (JsonParser p = JSON.createParser(bytes, offset, length)) {
       JsonNode node = JSON.readTree(p);
       if (node == null) {
         throw new DecodeException(what + " is empty");

@@ -32,6 +32,8 @@ class DecoderFuzzTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final List<RawRecord> CAPTURED = captured();
   private static final DebeziumDecoder DECODER = new DebeziumDecoder(List.of("id"));
+  /** The general path (Jackson alone): the reference the fast paths must agree with. */
+  private static final DebeziumDecoder REFERENCE = DebeziumDecoder.withoutEnvelopeScanner(List.of("id"));
 
   @FuzzTest(maxDuration = "20s")
   void everyRecordIsDecodedSkippedOrRejectedWithABoundedReason(FuzzedDataProvider data) {
@@ -48,6 +50,20 @@ class DecoderFuzzTest {
     if (decoded instanceof Decoded.Rejected r) {
       assertThat(r.rejected().reason()).isNotBlank().hasSizeLessThanOrEqualTo(Reasons.MAX_CHARS);
     }
+    // the fast paths (envelopes recognised by bytes, schemas located by a scan) decide as the general path does
+    assertThat(outcome(decoded)).as(() -> "value " + (record.value() == null ? null : new String(record.value(), StandardCharsets.UTF_8)))
+        .isEqualTo(outcome(REFERENCE.decode(record, null)));
+  }
+
+  /** What a decision is, leaving out the wording of a rejection (the two paths word some differently). */
+  private static String outcome(Decoded d) {
+    if (d instanceof Decoded.Event e) {
+      ChangeEvent c = e.event();
+      return c.op() + " key=" + c.key() + " values=" + Arrays.deepToString(c.values()) + " lsn=" + c.lsn()
+          + " fields=" + (c.schema() == null ? null : c.schema().fields().stream().map(f -> f.name() + ":" + f.type()).toList())
+          + " previousKey=" + c.previousKey() + " nextKey=" + c.nextKey();
+    }
+    return d instanceof Decoded.Skip s ? "skip " + s.why() : "rejected";
   }
 
   /** The envelope with one field of its row image (or its op, or its source) set to a fuzzed JSON value. */

@@ -1,0 +1,51 @@
+package dev.floe.worker.decode;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Recognises a JsonConverter envelope whose schema is the one seen last, by comparing bytes: a
+ * table's records repeat one schema, and a comparison runs at memory speed where the brace scan of
+ * {@link EnvelopeScanner} reads every byte of it. Only the exact layout JsonConverter writes,
+ * {@code {"schema":<schema>,"payload":{...}}} with no whitespace, is recognised; anything else is
+ * left to the scanner, which teaches this class the next schema.
+ */
+final class KnownEnvelope {
+  private static final byte[] HEAD = "{\"schema\":".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] PAYLOAD = ",\"payload\":".getBytes(StandardCharsets.US_ASCII);
+
+  /** The last schema learned, as its bytes; replaced whole, so readers on other threads see one or the other. */
+  private volatile byte[] schema;
+
+  /** The spans of {@code b} when it is an envelope of the known schema; else null. */
+  EnvelopeScanner.Spans match(byte[] b) {
+    byte[] s = schema;
+    if (s == null) {
+      return null;
+    }
+    int schemaEnd = HEAD.length + s.length;
+    int payloadStart = schemaEnd + PAYLOAD.length;
+    if (b.length < payloadStart + 3
+        || !Arrays.equals(b, 0, HEAD.length, HEAD, 0, HEAD.length)
+        || !Arrays.equals(b, HEAD.length, schemaEnd, s, 0, s.length)
+        || !Arrays.equals(b, schemaEnd, payloadStart, PAYLOAD, 0, PAYLOAD.length)
+        || b[payloadStart] != '{' || b[b.length - 1] != '}') {
+      return null;
+    }
+    // The payload runs to the envelope's last brace; the caller parses it strictly (one object, nothing after).
+    return new EnvelopeScanner.Spans(HEAD.length, schemaEnd, payloadStart, b.length - 1);
+  }
+
+  /** Remembers the schema of an envelope the scanner read, when it is in JsonConverter's exact layout. */
+  void learn(byte[] b, EnvelopeScanner.Spans spans) {
+    int schemaEnd = spans.schemaEnd();
+    if (spans.schemaStart() == HEAD.length && Arrays.equals(b, 0, HEAD.length, HEAD, 0, HEAD.length)
+        && spans.payloadStart() == schemaEnd + PAYLOAD.length && spans.payloadEnd() == b.length - 1
+        && Arrays.equals(b, schemaEnd, spans.payloadStart(), PAYLOAD, 0, PAYLOAD.length)) {
+      byte[] s = schema;
+      if (s == null || !Arrays.equals(b, HEAD.length, schemaEnd, s, 0, s.length)) {
+        schema = Arrays.copyOfRange(b, HEAD.length, schemaEnd);
+      }
+    }
+  }
+}
