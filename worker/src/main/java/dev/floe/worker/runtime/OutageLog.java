@@ -16,7 +16,7 @@ public final class OutageLog {
 
   public void failed(Throwable e) {
     attempts++;
-    String reason = e.getClass().getSimpleName() + ": " + e.getMessage();
+    String reason = FailureClassifier.describe(e); // the whole chain: the root cause is what an operator acts on
     if (failing == null || !failing.equals(reason)) {
       log.warn("{} failing, retrying with backoff: {}", what, reason);
       failing = reason;

@@ -6,13 +6,13 @@ import dev.floe.worker.config.ConfigException;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.decode.RawRecord;
-import dev.floe.worker.decode.RejectedRecord;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetterRefusedException;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.RejectedRecordsException;
 import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.engine.TableRouter;
+import dev.floe.worker.engine.TableStoppedException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -183,9 +183,17 @@ public final class SinkRunner implements Runnable, AutoCloseable {
             engine.tableId(), result.snapshotId());
         return true;
       } catch (IncompatibleSchemaException e) {
-        deadLetters.send(e.offending().stream().map(r -> new RejectedRecord(r, e.getMessage())).toList());
+        // The engine committed the records before the offending ones, with the table's offsets
+        // pointing at them, and dead-lettered them once (see SinkEngine.apply).
+        outage.succeeded();
+        if (e instanceof TableStoppedException stopped && stopped.committed() != null) {
+          metrics.batchCommitted(engine.tableId().toString(), stopped.committed(), Duration.ofNanos(System.nanoTime() - t0));
+          commitToKafka(stopped.committed().nextOffsets());
+        }
         if (!tables.routesManyTables()) {
-          LOG.error("stopping: {}", e.getMessage());
+          metrics.tableStopped(engine.tableId().toString());
+          LOG.error("stopping: {}. To resume: evolve the table by hand and restart, or skip the record with "
+              + "`floe skip -c <config> --topic <topic> --partition <p> --offset <o>` (see README)", e.getMessage());
           throw e;
         }
         stopTable(engine, e.getMessage());
@@ -194,6 +202,18 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         LOG.error("stopping: {}", e.getMessage());
         throw e;
       } catch (RuntimeException e) {
+        if (FailureClassifier.isPermanent(e)) {
+          // Retrying a refusal (permissions, a read-only or impossible location) only hides it.
+          String reason = "table " + engine.tableId() + " cannot be written, and retrying will not change that: "
+              + FailureClassifier.describe(e);
+          if (!tables.routesManyTables()) {
+            LOG.error("stopping: {}", reason, e);
+            throw new PermanentFailureException(reason, e);
+          }
+          LOG.error("{}", reason, e);
+          stopTable(engine, reason);
+          return true;
+        }
         outage.failed(e);
         metrics.commitFailed();
         if (!running) {
