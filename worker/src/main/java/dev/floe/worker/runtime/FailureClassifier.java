@@ -1,5 +1,6 @@
 package dev.floe.worker.runtime;
 
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -56,16 +57,24 @@ public final class FailureClassifier {
   private FailureClassifier() {}
 
   /**
-   * Walks the cause chain from the outside in; the first link that is known decides. A failure
-   * nothing recognises is treated as an outage, as before: wrongly retrying is visible (not
-   * ready, commit failures) and cheap, wrongly stopping a healthy sink is not.
+   * Walks the cause chain from the outside in; the first link known by its type (or HTTP status)
+   * decides, and only when none is known do the messages (wrappers repeat their cause's message, so
+   * a message must not outrank a type deeper down). A failure nothing recognises is treated as an
+   * outage, as before: wrongly retrying is visible (not ready, commit failures) and cheap, wrongly
+   * stopping a healthy sink is not.
    */
   public static Kind classify(Throwable failure) {
-    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
-    for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
-      Kind kind = classifyOne(t);
+    List<Throwable> chain = chain(failure);
+    for (Throwable t : chain) {
+      Kind kind = byType(t);
       if (kind != null) {
         return kind;
+      }
+    }
+    for (Throwable t : chain) {
+      String message = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
+      if (PERMANENT_MESSAGES.stream().anyMatch(message::contains)) {
+        return Kind.PERMANENT;
       }
     }
     return Kind.TRANSIENT;
@@ -75,7 +84,16 @@ public final class FailureClassifier {
     return classify(failure) == Kind.PERMANENT;
   }
 
-  private static Kind classifyOne(Throwable t) {
+  private static List<Throwable> chain(Throwable failure) {
+    List<Throwable> out = new ArrayList<>();
+    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+    for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
+      out.add(t);
+    }
+    return out;
+  }
+
+  private static Kind byType(Throwable t) {
     for (Class<?> c = t.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
       if (PERMANENT_CLASSES.contains(c.getName())) {
         return Kind.PERMANENT;
@@ -91,12 +109,6 @@ public final class FailureClassifier {
       }
       if (status >= 500 || status == 429 || status == 408) {
         return Kind.TRANSIENT;
-      }
-    }
-    String message = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
-    for (String word : PERMANENT_MESSAGES) {
-      if (message.contains(word)) {
-        return Kind.PERMANENT;
       }
     }
     return null;
@@ -119,8 +131,7 @@ public final class FailureClassifier {
   /** The failure and its causes on one line, "Outer: message; caused by Inner: message", for logs and stop reasons. */
   public static String describe(Throwable failure) {
     StringBuilder out = new StringBuilder();
-    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
-    for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
+    for (Throwable t : chain(failure)) {
       if (out.length() > 0) {
         out.append("; caused by ");
       }
