@@ -65,6 +65,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private volatile Set<TopicPartition> owned = Set.of();
   /** Tables of a routed sink that met a schema change they cannot follow: their partitions stay paused. */
   private final Map<SinkEngine, String> stoppedTables = new ConcurrentHashMap<>();
+  /** Where the tables stopped stand, per partition: their true lag is the end offset minus this. */
+  private final Map<TopicPartition, Long> stoppedFrom = new ConcurrentHashMap<>();
+  /** Tables whose meters exist (registered once, with the table's last commit). */
+  private final Set<SinkEngine> metered = new HashSet<>();
   private long lastLagNanos;
 
   public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
@@ -171,6 +175,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /** @return false when stopped during an outage: the batch is abandoned and re-read from the tables' offsets */
   private boolean apply(SinkEngine engine, List<RawRecord> records) {
     Duration backoff = Duration.ofMillis(200);
+    meter(engine);
     while (true) {
       long t0 = System.nanoTime();
       try {
@@ -221,6 +226,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           return false;
         }
         sleep(backoff);
+        updateLag(); // an outage is when lag matters most: keep reporting it while retrying
+        meter(engine);
         backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
       }
     }
@@ -231,11 +238,57 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * dropped, to be re-read from its offsets after a restart) while the other tables go on.
    */
   private void stopTable(SinkEngine engine, String reason) {
+    recordWhereStopped(engine);
     stoppedTables.put(engine, reason);
     metrics.tableStopped(engine.tableId().toString());
     Set<TopicPartition> paused = pauseStoppedTables(consumer.assignment());
     LOG.error("table {} stopped: {}; its partitions {} are paused until the worker restarts, the other tables go on",
         engine.tableId(), reason, paused);
+  }
+
+  /**
+   * Where a stopping table stands in each of its partitions: the table's offsets (read once), else
+   * the first record of the open batch (the batch starts where the table stands), else the
+   * consumer's position. Pausing leaves the position past records that were polled and dropped, so
+   * the position alone would show a stopped table's lag as 0.
+   */
+  private void recordWhereStopped(SinkEngine engine) {
+    SinkOffsets held;
+    try {
+      held = engine.offsets();
+    } catch (RuntimeException e) {
+      LOG.warn("could not read the offsets of stopped table {} (its lag is then counted from the open batch): {}",
+          engine.tableId(), FailureClassifier.describe(e));
+      held = SinkOffsets.NONE;
+    }
+    for (TopicPartition tp : consumer.assignment()) {
+      if (tables.engineFor(tp.topic()) != engine) {
+        continue;
+      }
+      long from = held.nextOffset(tp);
+      if (from < 0) {
+        from = batch.records().stream().filter(r -> r.topicPartition().equals(tp)).mapToLong(RawRecord::offset).min()
+            .orElse(consumer.position(tp));
+      }
+      stoppedFrom.put(tp, from);
+    }
+  }
+
+  /** Registers a table's meters once, with the last commit the table holds for this sink; retried until the table can be read. */
+  private void meter(SinkEngine engine) {
+    if (metered.contains(engine)) {
+      return;
+    }
+    String table = engine.tableId().toString();
+    try {
+      SinkOffsets held = engine.offsets();
+      Long snapshot = held.snapshotId();
+      metrics.tableResolved(table, snapshot, snapshot == null ? null : engine.table().snapshot(snapshot).timestampMillis());
+      metered.add(engine);
+    } catch (RuntimeException e) {
+      metrics.tableResolved(table, null, null); // meters now (freshness 0 fires the alert), the last commit once readable
+      LOG.debug("could not read table {} for its metrics yet: {}", table, e.toString());
+    }
   }
 
   /** Pauses the partitions of stopped tables among these; returns them. */
@@ -343,9 +396,17 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     try {
       Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(2));
       for (TopicPartition tp : assigned) {
+        SinkEngine engine = tables.engineFor(tp.topic());
+        meter(engine);
         long position = consumer.position(tp, Duration.ofSeconds(2));
+        long end = ends.getOrDefault(tp, position);
+        if (stoppedTables.containsKey(engine)) {
+          // paused: nothing applies, so the lag is all that the table has not taken
+          metrics.lag(tp, Math.max(0, end - stoppedFrom.getOrDefault(tp, position)));
+          continue;
+        }
         long uncommitted = batch.records().stream().filter(r -> r.topicPartition().equals(tp)).count();
-        metrics.lag(tp, Math.max(0, ends.getOrDefault(tp, position) - position + uncommitted));
+        metrics.lag(tp, Math.max(0, end - position + uncommitted));
       }
     } catch (WakeupException e) {
       running = false;
