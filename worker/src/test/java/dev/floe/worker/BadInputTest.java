@@ -83,12 +83,18 @@ class BadInputTest {
     r.put("qty", "four");
     RawRecord offending = orders.insert(0, r);
 
-    assertThatThrownBy(() -> engine.apply(List.of(offending), x -> {}))
+    List<RejectedRecord> dead = new ArrayList<>();
+    assertThatThrownBy(() -> engine.apply(List.of(offending), dead::addAll))
         .isInstanceOf(IncompatibleSchemaException.class)
         .hasMessageContaining("column 'qty' changed type from int to string")
         .satisfies(e -> assertThat(((IncompatibleSchemaException) e).offending()).containsExactly(offending));
-    assertThat(engine.table().currentSnapshot().snapshotId()).isEqualTo(snapshot);
+    // the table keeps its rows and schema; the one snapshot added only records where the sink stopped
+    assertThat(LocalWarehouse.rows(engine.table())).extracting(x -> x.get("id")).containsExactly(2L);
+    assertThat(engine.table().currentSnapshot().parentId()).isEqualTo(snapshot);
     assertThat(engine.table().schema().findType("qty").toString()).isEqualTo("int");
+    assertThat(engine.offsets().nextOffset(offending.topicPartition())).isEqualTo(offending.offset());
+    assertThat(engine.offsets().stoppedAt(offending.topicPartition(), offending.offset())).isTrue();
+    assertThat(dead).extracting(RejectedRecord::record).containsExactly(offending);
   }
 
   @Test

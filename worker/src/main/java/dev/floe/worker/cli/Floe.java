@@ -3,13 +3,14 @@ package dev.floe.worker.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code floe} command: run a sink, inspect its offsets, validate a config, or try the quickstart. */
+/** The {@code floe} command: run a sink, inspect its offsets, skip a record it stopped at, validate a config, or try the quickstart. */
 @Command(
     name = "floe",
     mixinStandardHelpOptions = true,
     version = "floe 0.1.0",
     description = "Keeps Apache Iceberg tables equal to Debezium change streams, exactly once.",
-    subcommands = {RunCommand.class, CompactCommand.class, OffsetsCommand.class, StatusCommand.class, ShowCommand.class, DeadLettersCommand.class, ValidateCommand.class, QuickstartCommand.class})
+    subcommands = {RunCommand.class, CompactCommand.class, OffsetsCommand.class, StatusCommand.class, ShowCommand.class,
+        DeadLettersCommand.class, SkipCommand.class, ValidateCommand.class, QuickstartCommand.class})
 public final class Floe implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -67,5 +67,9 @@ final class OffsetsCommand implements Callable<Integer> {
     if (offsets.truncateLsn() != null) {
       System.out.printf("  truncate watermark (LSN) %d%n", offsets.truncateLsn());
     }
+    // What stops the sink, and what an operator skipped to resume it.
+    offsets.stops().values().forEach(p -> System.out.printf("  STOPPED at %s offset %d (in the dead-letter topic): %s%n",
+        p.partition(), p.offset(), p.reason()));
+    offsets.skipped().forEach(p -> System.out.printf("  skipped %s offset %d: %s%n", p.partition(), p.offset(), p.reason()));
   }
 }

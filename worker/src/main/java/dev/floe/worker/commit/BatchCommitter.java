@@ -34,7 +34,28 @@ public final class BatchCommitter {
       Long truncateLsn,
       String movesFile,
       boolean rebaseable,
-      Integer plannedSchemaId) {
+      Integer plannedSchemaId,
+      List<StopPoint> stops,
+      List<StopPoint> skips) {
+
+    public Commit {
+      stops = List.copyOf(stops);
+      skips = List.copyOf(skips);
+    }
+
+    /** A batch's commit that stops at no record and skips none. */
+    public Commit(List<DataFile> dataFiles, List<DeleteFile> deleteFiles, List<DataFile> removedDataFiles,
+        List<DeleteFile> removedDeleteFiles, Set<String> referencedDataFiles, Map<TopicPartition, Long> batchNextOffsets,
+        Long truncateLsn, String movesFile, boolean rebaseable, Integer plannedSchemaId) {
+      this(dataFiles, deleteFiles, removedDataFiles, removedDeleteFiles, referencedDataFiles, batchNextOffsets, truncateLsn,
+          movesFile, rebaseable, plannedSchemaId, List.of(), List.of());
+    }
+
+    /** A commit of no files: it only moves offsets, records stop points or skips. */
+    public static Commit offsetsOnly(SinkOffsets held, Map<TopicPartition, Long> next, List<StopPoint> stops, List<StopPoint> skips) {
+      return new Commit(List.of(), List.of(), List.of(), List.of(), Set.of(), next, held.truncateLsn(), held.movesFile(), true, null,
+          stops, skips);
+    }
 
     /** A commit that moves no key changes and does not mind the table's schema changing after it was planned. */
     public Commit(List<DataFile> dataFiles, List<DeleteFile> deleteFiles, List<DataFile> removedDataFiles,
@@ -98,7 +119,18 @@ public final class BatchCommitter {
           .validateDeletedFiles()
           .conflictDetectionFilter(Expressions.alwaysTrue());
     }
-    delta.set(OffsetLedger.offsetsKey(sinkId), OffsetLedger.encode(OffsetLedger.merge(basedOn, c.batchNextOffsets())));
+    Map<TopicPartition, Long> merged = OffsetLedger.merge(basedOn, c.batchNextOffsets());
+    delta.set(OffsetLedger.offsetsKey(sinkId), OffsetLedger.encode(merged));
+    // Stop points and skips ride along with the offsets (read from the same snapshot), so each
+    // commit carries them forward until the offsets move past them.
+    List<StopPoint> stops = OffsetLedger.mergeStops(basedOn, c.stops(), merged);
+    if (!stops.isEmpty()) {
+      delta.set(OffsetLedger.stoppedKey(sinkId), OffsetLedger.encodePoints(stops));
+    }
+    List<StopPoint> skips = OffsetLedger.mergeSkips(basedOn, c.skips());
+    if (!skips.isEmpty()) {
+      delta.set(OffsetLedger.skippedKey(sinkId), OffsetLedger.encodePoints(skips));
+    }
     if (c.truncateLsn() != null) {
       delta.set(OffsetLedger.truncateKey(sinkId), String.valueOf(c.truncateLsn()));
     }

@@ -16,6 +16,7 @@ import dev.floe.worker.commit.BatchCommitter;
 import dev.floe.worker.commit.ConcurrentSinkCommitException;
 import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.commit.SinkOffsets;
+import dev.floe.worker.commit.StopPoint;
 import dev.floe.worker.config.OnError;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.TableNameTemplate;
@@ -35,6 +36,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -75,6 +77,8 @@ public final class SinkEngine {
   private static final int PERSIST_EVERY = 20;
   /** Offsets of batches that changed nothing before the table existed; recorded with the first commit. */
   private final Map<TopicPartition, Long> carried = new HashMap<>();
+  /** Stop points this engine already sent to the dead-letter topic, so a retried commit does not send them again. */
+  private final Set<StopPoint> deadLettered = new HashSet<>();
   private Runnable beforeCommit = () -> {};
   private String movesFile;
   private TableLayout movesLayout;
@@ -116,14 +120,49 @@ public final class SinkEngine {
    * Applies one batch. Records the table already holds (by this sink's offsets) are skipped, so a
    * batch replayed after a crash changes nothing.
    *
-   * @throws IncompatibleSchemaException when the source schema changed in a way the table cannot follow
+   * <p>A record whose schema the table cannot follow stops its partition there: the batch is cut
+   * before it ({@link BatchCut}), what precedes the cut commits together with the stop point, the
+   * offending record goes to the dead-letter topic once (a stop point the table already holds is
+   * not sent again), and a {@link TableStoppedException} says so.
+   *
+   * @throws TableStoppedException when the source schema changed in a way the table cannot follow
    * @throws RejectedRecordsException when records were rejected and the sink is configured to fail
    */
   public BatchResult apply(List<RawRecord> records, DeadLetters deadLetters) {
+    List<RawRecord> applicable = records;
+    Map<TopicPartition, StopPoint> stops = new LinkedHashMap<>();
+    Map<TopicPartition, RawRecord> stoppedAt = new LinkedHashMap<>();
+    String reason = null;
+    while (true) {
+      try {
+        BatchResult result = applyWithRetries(applicable, deadLetters, new Stops(stops, stoppedAt, deadLetters));
+        if (stops.isEmpty()) {
+          return result;
+        }
+        throw new TableStoppedException(reason + "; stopped at " + stops.values().stream().map(p -> p.partition() + "@" + p.offset()).toList()
+            + " (the records before it are committed)", List.copyOf(stoppedAt.values()), result, List.copyOf(stops.values()));
+      } catch (TableStoppedException e) {
+        throw e;
+      } catch (IncompatibleSchemaException e) {
+        BatchCut cut = BatchCut.at(applicable, e.offending());
+        if (cut.applicable().size() == applicable.size()) {
+          throw e; // nothing of this batch offends: no cut can help
+        }
+        reason = reason == null ? e.getMessage() : reason;
+        for (RawRecord r : cut.stoppedAt()) {
+          stops.putIfAbsent(r.topicPartition(), new StopPoint(r.topicPartition(), r.offset(), e.getMessage()));
+          stoppedAt.putIfAbsent(r.topicPartition(), r);
+        }
+        applicable = cut.applicable(); // what precedes the cut may still meet another incompatible schema: cut again
+      }
+    }
+  }
+
+  private BatchResult applyWithRetries(List<RawRecord> records, DeadLetters deadLetters, Stops stops) {
     RuntimeException last = null;
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       try {
-        return applyOnce(records, deadLetters, attempt);
+        return applyOnce(records, deadLetters, attempt, stops);
       } catch (ConcurrentSinkCommitException | CommitFailedException | ValidationException e) {
         last = e;
         LOG.info("commit to {} lost a race (attempt {}): {}; replanning against the new table state", tableId, attempt, e.getMessage());
@@ -133,7 +172,42 @@ public final class SinkEngine {
     throw new IllegalStateException("could not commit to " + tableId + " after " + MAX_ATTEMPTS + " attempts", last);
   }
 
-  private BatchResult applyOnce(List<RawRecord> records, DeadLetters deadLetters, int attempt) {
+  /** The stop points of a batch, and their dead-lettering: once per stop point, and never for one the table already holds. */
+  private final class Stops {
+    final Map<TopicPartition, StopPoint> points;
+    final Map<TopicPartition, RawRecord> records;
+    final DeadLetters deadLetters;
+
+    Stops(Map<TopicPartition, StopPoint> points, Map<TopicPartition, RawRecord> records, DeadLetters deadLetters) {
+      this.points = points;
+      this.records = records;
+      this.deadLetters = deadLetters;
+    }
+
+    /** Stop points the table does not hold yet. */
+    List<StopPoint> fresh(SinkOffsets held) {
+      return points.values().stream().filter(p -> !held.stoppedAt(p.partition(), p.offset())).toList();
+    }
+
+    /**
+     * Sends the fresh stop points' records to the dead-letter topic, before the commit that
+     * records them: a crash in between sends one again (at least once), never loses one.
+     */
+    void deadLetter(SinkOffsets held) {
+      List<StopPoint> sending = fresh(held).stream().filter(deadLettered::add).toList();
+      if (sending.isEmpty()) {
+        return;
+      }
+      try {
+        deadLetters.send(sending.stream().map(p -> new RejectedRecord(records.get(p.partition()), p.reason())).toList());
+      } catch (RuntimeException e) {
+        sending.forEach(deadLettered::remove); // not sent: the next attempt sends them
+        throw e;
+      }
+    }
+  }
+
+  private BatchResult applyOnce(List<RawRecord> records, DeadLetters deadLetters, int attempt, Stops stops) {
     boolean exists = loadTable();
     Long baseSnapshot = exists && table.currentSnapshot() != null ? table.currentSnapshot().snapshotId() : null;
     SinkOffsets held = exists ? OffsetLedger.read(table, spec.sinkId()) : SinkOffsets.NONE;
@@ -147,6 +221,9 @@ public final class SinkEngine {
       }
     }
     if (fresh.isEmpty()) {
+      if (exists && !stops.fresh(held).isEmpty()) {
+        return commitStopsOnly(records.size(), baseSnapshot, held, stops, attempt);
+      }
       return BatchResult.alreadyApplied(records.size());
     }
 
@@ -166,7 +243,7 @@ public final class SinkEngine {
 
     prepareTable(events);
     if (table != null && DefaultFiller.finishPending(table)) {
-      return applyOnce(records, deadLetters, attempt); // old rows got a new column's default: plan on the filled table
+      return applyOnce(records, deadLetters, attempt, stops); // old rows got a new column's default: plan on the filled table
     }
     if (table == null) {
       // Only truncates, tombstones or rejects, and no table to empty or to hold offsets yet.
@@ -219,9 +296,11 @@ public final class SinkEngine {
     String movesFile = movesChanged ? MoveLedgerFiles.write(table, changes.moves(), layout) : held.movesFile();
     BatchCommitter.Commit commit = new BatchCommitter.Commit(
         written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing,
-        folded.truncateLsn(), movesFile, !changes.repairsOtherKeys(), layout.schema().schemaId());
+        folded.truncateLsn(), movesFile, !changes.repairsOtherKeys(), layout.schema().schemaId(),
+        List.copyOf(stops.points.values()), List.of());
     long snapshotId;
     try {
+      stops.deadLetter(held);
       beforeCommit.run();
       snapshotId = BatchCommitter.commit(table, spec.sinkId(), baseSnapshot, held, commit);
     } catch (CommitStateUnknownException e) {
@@ -243,6 +322,15 @@ public final class SinkEngine {
     return new BatchResult(snapshotId, records.size(), records.size() - fresh.size(), tombstones, events.size(),
         folded.supersededByTruncate(), folded.truncates(), changes.rows().size(), deleted,
         List.copyOf(rejected), Map.copyOf(next), attempt);
+  }
+
+  /** A batch whose records the table holds, or that stopped at its first record: only the stop points commit. */
+  private BatchResult commitStopsOnly(int records, Long baseSnapshot, SinkOffsets held, Stops stops, int attempt) {
+    stops.deadLetter(held);
+    long snapshotId = BatchCommitter.commit(table, spec.sinkId(), baseSnapshot, held,
+        BatchCommitter.Commit.offsetsOnly(held, new HashMap<>(carried), List.copyOf(stops.points.values()), List.of()));
+    carried.clear();
+    return new BatchResult(snapshotId, records, records, 0, 0, 0, false, 0, 0, List.of(), Map.of(), attempt);
   }
 
   /** The ledger of key changes waiting for their other half; files never change, so the last one read is kept. */

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Connects to the catalog at start-up, waiting out an outage (a REST catalog that is restarting,
  * a database failing over) with backoff instead of exiting: a worker started during an outage
- * begins once the catalog is back. A wrong config fails at once.
+ * begins once the catalog is back. A wrong config, or a permanent refusal (see
+ * {@link FailureClassifier}), fails at once.
  */
 public final class CatalogConnector {
   private static final Logger LOG = LoggerFactory.getLogger(CatalogConnector.class);
@@ -32,6 +33,10 @@ public final class CatalogConnector {
       } catch (ConfigException | IllegalArgumentException e) {
         throw e;
       } catch (RuntimeException e) {
+        if (FailureClassifier.isPermanent(e)) {
+          LOG.error("stopping: the catalog refuses us, and retrying will not change that: {}", FailureClassifier.describe(e));
+          throw new PermanentFailureException("the catalog cannot be used: " + FailureClassifier.describe(e), e);
+        }
         outage.failed(e);
         Thread.sleep(backoff.toMillis());
         backoff = backoff.multipliedBy(2).compareTo(MAX) > 0 ? MAX : backoff.multipliedBy(2);

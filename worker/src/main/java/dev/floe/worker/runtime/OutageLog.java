@@ -17,8 +17,9 @@ public final class OutageLog {
 
   public void failed(Throwable e) {
     attempts++;
-    // redacted here too, not only by the log encoder: the reason is also compared and kept
-    String reason = Redactor.redact(e.getClass().getSimpleName() + ": " + e.getMessage());
+    // the whole chain (the root cause is what an operator acts on), redacted here too, not only by
+    // the log encoder: the reason is also compared and kept
+    String reason = Redactor.redact(FailureClassifier.describe(e));
     if (failing == null || !failing.equals(reason)) {
       log.warn("{} failing, retrying with backoff: {}", what, reason);
       failing = reason;

@@ -6,13 +6,13 @@ import dev.floe.worker.config.ConfigException;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.decode.RawRecord;
-import dev.floe.worker.decode.RejectedRecord;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetterRefusedException;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.RejectedRecordsException;
 import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.engine.TableRouter;
+import dev.floe.worker.engine.TableStoppedException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -66,6 +66,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private volatile Set<TopicPartition> owned = Set.of();
   /** Tables of a routed sink that met a schema change they cannot follow: their partitions stay paused. */
   private final Map<SinkEngine, String> stoppedTables = new ConcurrentHashMap<>();
+  /** Where the tables stopped stand, per partition: their true lag is the end offset minus this. */
+  private final Map<TopicPartition, Long> stoppedFrom = new ConcurrentHashMap<>();
+  /** Tables whose meters exist (registered once, with the table's last commit). */
+  private final Set<SinkEngine> metered = new HashSet<>();
   private long lastLagNanos;
 
   public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
@@ -174,6 +178,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /** @return false when stopped during an outage: the batch is abandoned and re-read from the tables' offsets */
   private boolean apply(SinkEngine engine, List<RawRecord> records) {
     Duration backoff = Duration.ofMillis(200);
+    meter(engine);
     while (true) {
       long t0 = System.nanoTime();
       try {
@@ -186,9 +191,17 @@ public final class SinkRunner implements Runnable, AutoCloseable {
             engine.tableId(), result.snapshotId());
         return true;
       } catch (IncompatibleSchemaException e) {
-        deadLetters.send(e.offending().stream().map(r -> new RejectedRecord(r, e.getMessage())).toList());
+        // The engine committed the records before the offending ones, with the table's offsets
+        // pointing at them, and dead-lettered them once (see SinkEngine.apply).
+        outage.succeeded();
+        if (e instanceof TableStoppedException stopped && stopped.committed() != null) {
+          metrics.batchCommitted(engine.tableId().toString(), stopped.committed(), Duration.ofNanos(System.nanoTime() - t0));
+          commitToKafka(stopped.committed().nextOffsets());
+        }
         if (!tables.routesManyTables()) {
-          LOG.error("stopping: {}", e.getMessage());
+          metrics.tableStopped(engine.tableId().toString());
+          LOG.error("stopping: {}. To resume: evolve the table by hand and restart, or skip the record with "
+              + "`floe skip -c <config> --topic <topic> --partition <p> --offset <o>` (see README)", e.getMessage());
           throw e;
         }
         stopTable(engine, e.getMessage());
@@ -197,6 +210,18 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         LOG.error("stopping: {}", e.getMessage());
         throw e;
       } catch (RuntimeException e) {
+        if (FailureClassifier.isPermanent(e)) {
+          // Retrying a refusal (permissions, a read-only or impossible location) only hides it.
+          String reason = "table " + engine.tableId() + " cannot be written, and retrying will not change that: "
+              + FailureClassifier.describe(e);
+          if (!tables.routesManyTables()) {
+            LOG.error("stopping: {}", reason, e);
+            throw new PermanentFailureException(reason, e);
+          }
+          LOG.error("{}", reason, e);
+          stopTable(engine, reason);
+          return true;
+        }
         outage.failed(e);
         metrics.commitFailed();
         if (!running) {
@@ -204,6 +229,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           return false;
         }
         sleep(backoff);
+        updateLag(); // an outage is when lag matters most: keep reporting it while retrying
+        meter(engine);
         backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
       }
     }
@@ -214,11 +241,57 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * dropped, to be re-read from its offsets after a restart) while the other tables go on.
    */
   private void stopTable(SinkEngine engine, String reason) {
+    recordWhereStopped(engine);
     stoppedTables.put(engine, reason);
     metrics.tableStopped(engine.tableId().toString());
     Set<TopicPartition> paused = pauseStoppedTables(consumer.assignment());
     LOG.error("table {} stopped: {}; its partitions {} are paused until the worker restarts, the other tables go on",
         engine.tableId(), reason, paused);
+  }
+
+  /**
+   * Where a stopping table stands in each of its partitions: the table's offsets (read once), else
+   * the first record of the open batch (the batch starts where the table stands), else the
+   * consumer's position. Pausing leaves the position past records that were polled and dropped, so
+   * the position alone would show a stopped table's lag as 0.
+   */
+  private void recordWhereStopped(SinkEngine engine) {
+    SinkOffsets held;
+    try {
+      held = engine.offsets();
+    } catch (RuntimeException e) {
+      LOG.warn("could not read the offsets of stopped table {} (its lag is then counted from the open batch): {}",
+          engine.tableId(), FailureClassifier.describe(e));
+      held = SinkOffsets.NONE;
+    }
+    for (TopicPartition tp : consumer.assignment()) {
+      if (tables.engineFor(tp.topic()) != engine) {
+        continue;
+      }
+      long from = held.nextOffset(tp);
+      if (from < 0) {
+        from = batch.records().stream().filter(r -> r.topicPartition().equals(tp)).mapToLong(RawRecord::offset).min()
+            .orElse(consumer.position(tp));
+      }
+      stoppedFrom.put(tp, from);
+    }
+  }
+
+  /** Registers a table's meters once, with the last commit the table holds for this sink; retried until the table can be read. */
+  private void meter(SinkEngine engine) {
+    if (metered.contains(engine)) {
+      return;
+    }
+    String table = engine.tableId().toString();
+    try {
+      SinkOffsets held = engine.offsets();
+      Long snapshot = held.snapshotId();
+      metrics.tableResolved(table, snapshot, snapshot == null ? null : engine.table().snapshot(snapshot).timestampMillis());
+      metered.add(engine);
+    } catch (RuntimeException e) {
+      metrics.tableResolved(table, null, null); // meters now (freshness 0 fires the alert), the last commit once readable
+      LOG.debug("could not read table {} for its metrics yet: {}", table, e.toString());
+    }
   }
 
   /** Pauses the partitions of stopped tables among these; returns them. */
@@ -341,9 +414,17 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     try {
       Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(2));
       for (TopicPartition tp : assigned) {
+        SinkEngine engine = tables.engineFor(tp.topic());
+        meter(engine);
         long position = consumer.position(tp, Duration.ofSeconds(2));
+        long end = ends.getOrDefault(tp, position);
+        if (stoppedTables.containsKey(engine)) {
+          // paused: nothing applies, so the lag is all that the table has not taken
+          metrics.lag(tp, Math.max(0, end - stoppedFrom.getOrDefault(tp, position)));
+          continue;
+        }
         long uncommitted = batch.records().stream().filter(r -> r.topicPartition().equals(tp)).count();
-        metrics.lag(tp, Math.max(0, ends.getOrDefault(tp, position) - position + uncommitted));
+        metrics.lag(tp, Math.max(0, end - position + uncommitted));
       }
     } catch (WakeupException e) {
       running = false;

@@ -40,11 +40,16 @@ public final class WorkerMetrics {
     final Counter alreadyApplied;
     final DistributionSummary batchRecords;
     final Timer commitLatency;
-    final AtomicLong lastSnapshot = new AtomicLong();
     final AtomicLong lastCommitEpochSeconds = new AtomicLong();
+    final AtomicLong stopped = new AtomicLong();
+    final Tags tableTags;
+    /** The info gauge naming the last snapshot; replaced on each commit. */
+    Gauge lastSnapshot;
+    long lastSnapshotId;
 
     TableMeters(String table) {
       Tags t = tags.and("table", table);
+      tableTags = t;
       consumed = Counter.builder("floe.records.consumed").tags(t).description("Kafka records consumed").register(registry);
       rowsWritten = Counter.builder("floe.rows.upserted").tags(t).description("rows written (inserted or updated)").register(registry);
       keysDeleted = Counter.builder("floe.rows.deleted").tags(t).description("keys deleted").register(registry);
@@ -52,9 +57,41 @@ public final class WorkerMetrics {
       alreadyApplied = Counter.builder("floe.records.already.applied").tags(t).description("redelivered records the table already held").register(registry);
       batchRecords = DistributionSummary.builder("floe.batch.records").tags(t).description("records per committed batch").register(registry);
       commitLatency = Timer.builder("floe.commit.latency").tags(t).description("time to apply and commit a batch").register(registry);
-      Gauge.builder("floe.last.snapshot.id", lastSnapshot, AtomicLong::get).tags(t).register(registry);
       Gauge.builder("floe.last.commit.time", lastCommitEpochSeconds, AtomicLong::get).tags(t).baseUnit("seconds")
-          .description("when this worker last committed to the table (epoch seconds): its freshness").register(registry);
+          .description("when the sink last committed to the table (epoch seconds; 0 if never): its freshness").register(registry);
+      Gauge.builder("floe.table.stopped", stopped, AtomicLong::get).tags(t)
+          .description("1: the table stopped (a schema change it cannot follow, or a permanent failure); its partitions are paused")
+          .register(registry);
+    }
+
+    /**
+     * Snapshot ids are 64-bit and Prometheus samples are doubles (exact only to 2^53), so the id
+     * is a label of an info gauge (value 1), the one series replaced on each commit: readable and
+     * exact, at the cost of one new series per commit for Prometheus to index.
+     */
+    synchronized void snapshot(long snapshotId) {
+      if (lastSnapshot != null && lastSnapshotId == snapshotId) {
+        return;
+      }
+      if (lastSnapshot != null) {
+        registry.remove(lastSnapshot);
+      }
+      lastSnapshotId = snapshotId;
+      lastSnapshot = Gauge.builder("floe.last.snapshot.info", () -> 1).tags(tableTags).tag("snapshot_id", Long.toString(snapshotId))
+          .description("the snapshot the sink last committed to the table, exactly, as the label snapshot_id").register(registry);
+    }
+  }
+
+  /**
+   * The table is known (at assignment, before any batch): its meters exist from now on, so an
+   * alert on freshness can fire for a worker that is stuck from the start. The last commit is
+   * the table's (its newest snapshot carrying this sink's offsets), if it has one.
+   */
+  public void tableResolved(String table, Long lastSnapshotId, Long lastCommitEpochMillis) {
+    TableMeters m = tables.computeIfAbsent(table, TableMeters::new);
+    if (lastSnapshotId != null && m.lastCommitEpochSeconds.get() == 0) {
+      m.snapshot(lastSnapshotId);
+      m.lastCommitEpochSeconds.set(lastCommitEpochMillis / 1000);
     }
   }
 
@@ -68,7 +105,7 @@ public final class WorkerMetrics {
     m.batchRecords.record(r.records());
     m.commitLatency.record(took);
     if (r.snapshotId() != null) {
-      m.lastSnapshot.set(r.snapshotId());
+      m.snapshot(r.snapshotId());
       m.lastCommitEpochSeconds.set(System.currentTimeMillis() / 1000);
     }
   }
@@ -87,10 +124,9 @@ public final class WorkerMetrics {
     return (long) commitFailures.count();
   }
 
-  /** A table of a routed sink stopped on a schema change it cannot follow (1 until the worker restarts). */
+  /** A table stopped (1 until the worker restarts). */
   public void tableStopped(String table) {
-    Gauge.builder("floe.table.stopped", () -> 1).tags(tags).tags("table", table)
-        .description("1: the table met a schema change it cannot follow; its partitions are paused").register(registry);
+    tables.computeIfAbsent(table, TableMeters::new).stopped.set(1);
   }
 
   public void lag(TopicPartition tp, long value) {

@@ -23,8 +23,13 @@ final class RunningWorker {
 
   /** Starts a worker of the sink, routing its topics as {@code floe run} does. */
   static RunningWorker start(SinkSpec spec, LocalWarehouse warehouse) {
+    return start(spec, warehouse.catalog());
+  }
+
+  /** Starts a worker of the sink on this catalog. */
+  static RunningWorker start(SinkSpec spec, org.apache.iceberg.catalog.Catalog catalog) {
     WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
-    RunningWorker w = new RunningWorker(new SinkRunner(spec, TableRouter.of(spec, warehouse.catalog()), metrics, SecretResolver.fromEnvironment()), metrics);
+    RunningWorker w = new RunningWorker(new SinkRunner(spec, TableRouter.of(spec, catalog), metrics, SecretResolver.fromEnvironment()), metrics);
     w.thread.start();
     return w;
   }

@@ -161,6 +161,11 @@ class TableRoutingTest {
     assertThat(LocalWarehouse.rows(catalog.loadTable(stockTable))).hasSize(1);
     assertThat(TestKafka.readAll(dlq, 1, Duration.ofSeconds(30))).hasSize(1);
     assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
+    // and while paused its partition reports true lag: the offending record and what came after it, not the consumer's position
+    TestKafka.produce(List.of(stock.insert(0, row(3, "nine"))));
+    String stockLag = "floe_lag{partition=\"0\",sink=\"" + spec.sinkId() + "\",topic=\"" + stockTopic + "\"}";
+    await().atMost(Duration.ofSeconds(30)).until(() -> MetricsFromStartTest.sample(worker.metrics.scrape(), stockLag).orElse(-1.0) == 2.0);
+    assertThat(OffsetLedger.read(catalog.loadTable(stockTable), spec.sinkId()).stoppedAt(offending.topicPartition(), offending.offset())).isTrue();
     worker.stop();
   }
 
