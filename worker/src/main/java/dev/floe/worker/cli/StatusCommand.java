@@ -70,6 +70,9 @@ final class StatusCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "table %s: snapshot %d committed %s (%s ago)%n", t.table(), t.snapshotId(), t.lastCommit(),
             Duration.ofSeconds(t.secondsSinceCommit()).toString().substring(2).toLowerCase(Locale.ROOT));
       }
+      for (String stop : t.stoppedAt()) {
+        out.printf("  STOPPED at %s%n    resume: evolve the table by hand and restart, or floe skip -c <config> --topic T --partition P --offset O%n", stop);
+      }
       if (!t.partitions().isEmpty()) {
         out.printf("  %-44s %14s %14s %12s%n", "partition", "table offset", "end offset", "lag");
         for (PartitionLag p : t.partitions()) {

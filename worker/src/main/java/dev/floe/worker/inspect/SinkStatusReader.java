@@ -106,7 +106,8 @@ public final class SinkStatusReader {
     Instant at = committed == null ? null : Instant.ofEpochMilli(committed.timestampMillis());
     return new TableStatus(name, offsets.snapshotId(), at == null ? null : at.toString(),
         at == null ? null : Math.max(0, Duration.between(at, now).toSeconds()), lags, lag,
-        table == null ? null : TableFacts.of(table, countLiveRows));
+        table == null ? null : TableFacts.of(table, countLiveRows),
+        offsets.stops().values().stream().filter(p -> offsets.nextOffset(p.partition()) == p.offset()).map(Object::toString).sorted().toList());
   }
 
   private static String tableOf(SinkSpec spec, String topic) {

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * One table of a sink: the snapshot that holds the sink's offsets, when it was committed and how
- * long ago (freshness; the time is ISO-8601, UTC), the lag of each partition it is fed from, and what it costs readers.
+ * long ago (freshness; the time is ISO-8601, UTC), the lag of each partition it is fed from, and what it costs readers; {@code stoppedAt}
+ * names the records the table stopped at (a schema change it cannot follow), empty while it runs.
  */
 public record TableStatus(String table, Long snapshotId, String lastCommit, Long secondsSinceCommit,
-    List<PartitionLag> partitions, Long lag, TableFacts facts) {}
+    List<PartitionLag> partitions, Long lag, TableFacts facts, List<String> stoppedAt) {}

@@ -1,6 +1,7 @@
 package dev.floe.worker.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,6 +13,9 @@ import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.decode.RejectedRecord;
 import dev.floe.worker.engine.SinkEngine;
+import dev.floe.worker.engine.TableStoppedException;
+import dev.floe.worker.quickstart.ConnectColumn;
+import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.model.OrdersModel;
 import dev.floe.worker.model.OrdersSource;
 import dev.floe.worker.model.OrdersTable;
@@ -93,6 +97,24 @@ class InspectCommandsTest {
 
     Run text = floe("status", "-c", config(spec).toString());
     assertThat(text.out).contains("sink floe-inspect: lag 5, 1 table(s)", "partition", "live rows " + live);
+  }
+
+  @Test
+  void statusNamesTheRecordAStoppedTableStandsAtAndHowToResume() throws Exception {
+    // given a change whose column type the table cannot follow (qty int -> string), next in partition 0
+    List<ConnectColumn> qtyAsText = new ArrayList<>(OrdersTable.columns(false));
+    qtyAsText.set(2, ConnectColumn.string("qty"));
+    RawRecord envelope = DebeziumEnvelopes.forTopic(topic).columns(qtyAsText).key("id").insert(0, Map.of("id", 99L, "qty", "many"));
+    SinkEngine engine = new SinkEngine(spec, warehouse.catalog());
+    long next = engine.offsets().nextOffset(envelope.topicPartition());
+    RawRecord bad = new RawRecord(topic, 0, next, envelope.key(), envelope.value(), envelope.headers());
+    assertThatThrownBy(() -> engine.apply(List.of(bad), rejected -> {})).isInstanceOf(TableStoppedException.class);
+
+    // when
+    Run run = floe("status", "-c", config(spec).toString());
+
+    // then
+    assertThat(run.out).contains("STOPPED at " + topic + "-0@" + next + ": ", "column 'qty' changed type", "floe skip");
   }
 
   @Test
