@@ -39,7 +39,9 @@ public final class SinkConfigLoader {
       throw new ConfigException(path(e), "unknown field '" + e.getPropertyName() + "'",
           "one of " + e.getKnownPropertyIds());
     } catch (InvalidFormatException e) {
-      throw new ConfigException(path(e), "cannot read '" + e.getValue() + "' as " + e.getTargetType().getSimpleName(), null);
+      // for an enum, say what is allowed, as a config writes it
+      String allowed = e.getTargetType().isEnum() ? ": use one of " + String.join(", ", enumNames(e.getTargetType())) : "";
+      throw new ConfigException(path(e), "cannot read '" + e.getValue() + "' as " + e.getTargetType().getSimpleName() + allowed, null);
     } catch (MismatchedInputException e) {
       throw new ConfigException(path(e), e.getOriginalMessage(), null);
     } catch (JsonProcessingException e) {
@@ -61,6 +63,14 @@ public final class SinkConfigLoader {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** An enum's values as a config writes them: their {@code @JsonProperty} names. */
+  static List<String> enumNames(Class<?> type) {
+    return java.util.Arrays.stream(type.getFields()).filter(java.lang.reflect.Field::isEnumConstant).map(f -> {
+      com.fasterxml.jackson.annotation.JsonProperty name = f.getAnnotation(com.fasterxml.jackson.annotation.JsonProperty.class);
+      return name != null ? name.value() : f.getName();
+    }).toList();
   }
 
   private static String path(MismatchedInputException e) {

@@ -29,6 +29,8 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -50,6 +52,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SinkRunner.class);
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration LAG_EVERY = Duration.ofSeconds(2);
+  private static final Duration RANGE_TIMEOUT = Duration.ofSeconds(10);
 
   private final SinkSpec spec;
   private final TableRouter tables;
@@ -154,6 +157,19 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       return out;
     } catch (WakeupException e) {
       return List.of(); // stop() was called; the loop ends
+    } catch (OffsetOutOfRangeException e) {
+      ResumeRefusedException refused = outOfRange(e);
+      LOG.error("stopping: {}", refused.getMessage());
+      throw refused;
+    } catch (KafkaException e) {
+      // The consumer wraps what the rebalance listener throws: surface our own stop as itself.
+      for (Throwable c = e; c != null; c = c.getCause()) {
+        if (c instanceof ResumeRefusedException refused) {
+          LOG.error("stopping: {}", refused.getMessage());
+          throw refused;
+        }
+      }
+      throw e;
     }
   }
 
@@ -289,30 +305,89 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     subscribed = true;
   }
 
+  /**
+   * Seeks each assigned partition to the table's offset (the truth), or where {@code source.startFrom}
+   * says for partitions the table holds nothing for; stops, naming the partitions, where resuming
+   * would silently skip or re-read records (see {@link StartPosition}).
+   */
   private void seekToTableOffsets(Collection<TopicPartition> partitions) {
     if (partitions.isEmpty()) {
       return;
     }
     Map<SinkEngine, SinkOffsets> held = new HashMap<>();
+    Map<TopicPartition, Long> tableNext = new HashMap<>();
     Set<TopicPartition> unknown = new HashSet<>();
     for (TopicPartition tp : partitions) {
-      SinkEngine engine = tables.engineFor(tp.topic());
-      long next = held.computeIfAbsent(engine, SinkEngine::offsets).nextOffset(tp);
-      if (next >= 0) {
-        consumer.seek(tp, next);
-      } else {
+      long next = held.computeIfAbsent(tables.engineFor(tp.topic()), SinkEngine::offsets).nextOffset(tp);
+      tableNext.put(tp, next);
+      if (next < 0) {
         unknown.add(tp);
       }
     }
-    if (!unknown.isEmpty()) {
-      // The table holds nothing for these yet: Kafka's group offsets, else the reset policy.
-      consumer.committed(unknown).forEach((tp, committed) -> {
-        if (committed != null) {
-          consumer.seek(tp, committed.offset());
-        }
-      });
+    Map<TopicPartition, OffsetAndMetadata> committed = unknown.isEmpty() ? Map.of() : consumer.committed(unknown);
+    Map<TopicPartition, Long> starts = Map.of();
+    Map<TopicPartition, Long> ends = Map.of();
+    try {
+      starts = consumer.beginningOffsets(partitions, RANGE_TIMEOUT);
+      ends = consumer.endOffsets(partitions, RANGE_TIMEOUT);
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      // Not fatal: with auto.offset.reset=none an offset outside the log still fails the first fetch.
+      LOG.warn("could not read the log ranges of {} to check the table's offsets against them: {}", partitions, e.toString());
+    }
+    Map<String, List<String>> outOfRange = new LinkedHashMap<>();
+    Map<String, List<String>> startFromRequired = new LinkedHashMap<>();
+    for (TopicPartition tp : partitions) {
+      OffsetAndMetadata group = committed.get(tp);
+      StartPosition.Decision d = StartPosition.decide(tp, tableNext.get(tp), group == null ? null : group.offset(),
+          starts.get(tp), ends.get(tp), spec.source().startFrom());
+      String table = tables.engineFor(tp.topic()).tableId().toString();
+      if (d instanceof StartPosition.Seek s) {
+        consumer.seek(tp, s.offset());
+      } else if (d instanceof StartPosition.FromBeginning) {
+        consumer.seekToBeginning(List.of(tp));
+      } else if (d instanceof StartPosition.FromEnd) {
+        consumer.seekToEnd(List.of(tp));
+      } else if (d instanceof StartPosition.Refused r) {
+        (r.kind() == StartPosition.Kind.OUT_OF_RANGE ? outOfRange : startFromRequired)
+            .computeIfAbsent(table, t -> new java.util.ArrayList<>()).add(r.problem());
+      }
+    }
+    if (!outOfRange.isEmpty()) {
+      var first = outOfRange.entrySet().iterator().next();
+      throw ResumeRefusedException.outOfRange(first.getKey(), first.getValue());
+    }
+    if (!startFromRequired.isEmpty()) {
+      var first = startFromRequired.entrySet().iterator().next();
+      throw ResumeRefusedException.startFromRequired(first.getKey(), spec.source().groupId(), first.getValue());
     }
     held.forEach((engine, offsets) -> LOG.info("assigned partition(s) of {}; resuming from the table's offsets {}", engine.tableId(), offsets));
+  }
+
+  /**
+   * An out-of-range fetch (auto.offset.reset is none): records were deleted under the worker, or
+   * the topic re-created, while it ran. A stop like the one on assignment, never a silent reset.
+   */
+  private ResumeRefusedException outOfRange(OffsetOutOfRangeException e) {
+    Map<TopicPartition, Long> fetched = e.offsetOutOfRangePartitions();
+    Map<TopicPartition, Long> starts = Map.of();
+    Map<TopicPartition, Long> ends = Map.of();
+    try {
+      starts = consumer.beginningOffsets(fetched.keySet(), RANGE_TIMEOUT);
+      ends = consumer.endOffsets(fetched.keySet(), RANGE_TIMEOUT);
+    } catch (RuntimeException unreadable) {
+      LOG.debug("log ranges unreadable: {}", unreadable.toString());
+    }
+    List<String> problems = new java.util.ArrayList<>();
+    String table = null;
+    for (Map.Entry<TopicPartition, Long> f : fetched.entrySet()) {
+      table = table != null ? table : tables.engineFor(f.getKey().topic()).tableId().toString();
+      Long start = starts.get(f.getKey());
+      Long end = ends.get(f.getKey());
+      StartPosition.Decision d = StartPosition.decide(f.getKey(), f.getValue(), null, start, end, null);
+      problems.add(d instanceof StartPosition.Refused r ? r.problem()
+          : f.getKey() + ": the worker's position " + f.getValue() + " is outside the log [" + start + ", " + end + ")");
+    }
+    return ResumeRefusedException.outOfRange(table, problems);
   }
 
   private void updateLag() {
@@ -347,7 +422,6 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.source().groupId());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "floe-" + spec.sinkId());
     String instance = System.getenv("FLOE_INSTANCE_ID");
@@ -356,6 +430,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
     }
     p.putAll(extra);
+    // Never reset silently: an offset outside the log raises (OffsetOutOfRangeException), and where
+    // the table holds nothing the worker seeks itself (source.startFrom), so no reset policy applies.
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     return p;
   }
 
