@@ -53,6 +53,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration LAG_EVERY = Duration.ofSeconds(2);
   private static final Duration RANGE_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration LAG_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
 
   private final SinkSpec spec;
   private final TableRouter tables;
@@ -62,6 +64,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private final WorkerMetrics metrics;
   private final OpenBatch batch;
   private final OutageLog outage = new OutageLog(LOG, "applying batches");
+  private final KafkaContact kafka;
+  /** Set when the group has handed this worker its (possibly empty) assignment; cleared when it is lost. */
+  private volatile boolean joined;
   private volatile boolean running = true;
   private volatile boolean subscribed;
   private volatile Throwable failure;
@@ -82,6 +87,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     Map<String, String> extra = secrets.secretDirectory("source.kafkaSecretRef", spec.source().kafkaSecretRef());
     extra.putAll(secrets.resolveAll("source.properties", spec.source().properties()));
     this.consumer = new KafkaConsumer<>(consumerProperties(extra), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.kafka = new KafkaContact(KafkaContact.properties(extra, spec.source().bootstrapServers(), "floe-admin-" + spec.sinkId()),
+        spec.source().bootstrapServers(), metrics);
     if (spec.deadLetter() != null && spec.deadLetter().topic() != null) {
       this.producer = new KafkaProducer<>(producerProperties(extra), new ByteArraySerializer(), new ByteArraySerializer());
       this.deadLetters = new KafkaDeadLetters(producer, spec.deadLetter().topic());
@@ -97,8 +104,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
   @Override
   public void run() {
-    subscribe();
     try {
+      if (!awaitKafka()) {
+        return; // stopped before Kafka could be reached: nothing read, nothing to commit
+      }
+      subscribe();
       while (running) {
         List<RawRecord> polled = poll();
         long now = System.nanoTime();
@@ -107,7 +117,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           flush();
         }
         if (now - lastLagNanos > LAG_EVERY.toNanos()) {
-          updateLag();
+          updateLag(); // also tells whether Kafka is reachable
           lastLagNanos = now;
         }
       }
@@ -133,9 +143,39 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return running;
   }
 
-  /** Ready once subscribed and not in an outage. */
+  /**
+   * Ready once the group has handed this worker its assignment, while Kafka answers and batches
+   * commit: a worker that never reached the broker, or lost it, is not ready.
+   */
   public boolean isReady() {
-    return running && subscribed && !outage.isFailing();
+    return running && subscribed && joined && kafka.connected() && !outage.isFailing();
+  }
+
+  /**
+   * Before reading anything: reach Kafka (retrying, logged once, counted) and check that the
+   * dead-letter topic exists, so a missing one stops the worker now with what to create, not at the
+   * first bad record after a minute of silence.
+   *
+   * @return false when stopped before Kafka could be reached
+   */
+  private boolean awaitKafka() {
+    String dlq = spec.deadLetter() == null ? null : spec.deadLetter().topic();
+    Duration backoff = Duration.ofMillis(500);
+    while (running) {
+      boolean reached;
+      try {
+        reached = dlq != null && !dlq.isBlank() ? kafka.checkTopic(dlq, PROBE_TIMEOUT) : kafka.probe(PROBE_TIMEOUT);
+      } catch (DeadLetterTopicMissingException e) {
+        LOG.error("stopping: {}", e.getMessage());
+        throw e;
+      }
+      if (reached) {
+        return true;
+      }
+      sleepWhileRunning(backoff);
+      backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10) : backoff.multipliedBy(2);
+    }
+    return false;
   }
 
   /** The partitions this worker owns now. */
@@ -287,6 +327,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
       @Override
       public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        joined = false; // the group dropped this member (its session expired): not ready until it rejoins
         onPartitionsRevoked(partitions);
       }
 
@@ -295,6 +336,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         seekToTableOffsets(partitions);
         pauseStoppedTables(partitions); // a rebalance resumes what it hands back
         owned = Set.copyOf(consumer.assignment());
+        joined = true; // called after every rebalance, with nothing too: a member with no partitions is ready
+        kafka.reached();
       }
     };
     if (spec.source().topicPattern() != null && !spec.source().topicPattern().isBlank()) {
@@ -393,17 +436,21 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private void updateLag() {
     Set<TopicPartition> assigned = consumer.assignment();
     if (assigned.isEmpty()) {
+      kafka.probe(LAG_TIMEOUT); // nothing to read the lag of: ask the cluster directly
       return;
     }
     try {
-      Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(2));
+      Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, LAG_TIMEOUT);
+      kafka.reached();
       for (TopicPartition tp : assigned) {
-        long position = consumer.position(tp, Duration.ofSeconds(2));
+        long position = consumer.position(tp, LAG_TIMEOUT);
         long uncommitted = batch.records().stream().filter(r -> r.topicPartition().equals(tp)).count();
         metrics.lag(tp, Math.max(0, ends.getOrDefault(tp, position) - position + uncommitted));
       }
     } catch (WakeupException e) {
       running = false;
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      kafka.failed(e); // the broker did not answer: an outage, logged once and counted
     } catch (RuntimeException e) {
       LOG.debug("lag read failed: {}", e.toString());
     }
@@ -450,6 +497,14 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return p;
   }
 
+  /** Sleeps, but returns soon after stop(). */
+  private void sleepWhileRunning(Duration d) {
+    long end = System.nanoTime() + d.toNanos();
+    while (running && System.nanoTime() < end) {
+      sleep(Duration.ofMillis(Math.min(100, Math.max(1, (end - System.nanoTime()) / 1_000_000))));
+    }
+  }
+
   private static void sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());
@@ -464,5 +519,6 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));
     }
+    kafka.close();
   }
 }
