@@ -24,6 +24,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -80,13 +81,21 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   }
 
   public SinkRunner(SinkSpec spec, TableRouter tables, WorkerMetrics metrics, SecretResolver secrets) {
+    this(spec, tables, metrics, secrets, System.getenv("FLOE_INSTANCE_ID"));
+  }
+
+  /**
+   * @param instanceId this worker's stable identity in the consumer group (static membership: the
+   *     pod name), or null for a dynamic member
+   */
+  public SinkRunner(SinkSpec spec, TableRouter tables, WorkerMetrics metrics, SecretResolver secrets, String instanceId) {
     this.spec = spec;
     this.tables = tables;
     this.metrics = metrics;
     this.batch = new OpenBatch(spec.commit());
     Map<String, String> extra = secrets.secretDirectory("source.kafkaSecretRef", spec.source().kafkaSecretRef());
     extra.putAll(secrets.resolveAll("source.properties", spec.source().properties()));
-    this.consumer = new KafkaConsumer<>(consumerProperties(extra), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.kafka = new KafkaContact(KafkaContact.properties(extra, spec.source().bootstrapServers(), "floe-admin-" + spec.sinkId()),
         spec.source().bootstrapServers(), metrics);
     if (spec.deadLetter() != null && spec.deadLetter().topic() != null) {
@@ -464,16 +473,17 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value(), headers);
   }
 
-  private Properties consumerProperties(Map<String, String> extra) {
+  private Properties consumerProperties(Map<String, String> extra, String instance) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.source().groupId());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "floe-" + spec.sinkId());
-    String instance = System.getenv("FLOE_INSTANCE_ID");
     if (instance != null && !instance.isBlank()) {
-      // Static membership: a restarted worker (same pod) takes its partitions back without a rebalance.
+      // Static membership: a worker restarted under the same id (a container restart keeps the pod
+      // name) takes its partitions back at once, fencing its dead predecessor, instead of waiting
+      // session.timeout.ms for the group to notice the old member is gone.
       p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
     }
     p.putAll(extra);
@@ -515,7 +525,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
   @Override
   public void close() {
-    consumer.close(Duration.ofSeconds(5));
+    // A static member stays in the group on a plain close (Kafka expects it back), so its partitions
+    // would sit idle for session.timeout.ms; a worker that is closed is going away (SIGTERM, scale
+    // down, a stop): leave, so the partitions move to the other workers at once (KIP-1092). Only a
+    // crash, which never gets here, keeps the membership for the restarted container to reclaim.
+    consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)).withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));
     }
