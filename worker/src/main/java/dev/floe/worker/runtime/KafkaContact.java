@@ -28,6 +28,8 @@ final class KafkaContact implements AutoCloseable {
   private final WorkerMetrics metrics;
   private final OutageLog outage;
   private volatile boolean connected;
+  /** The failure that started the current outage; the clients word the same outage differently from call to call. */
+  private Throwable outageCause;
 
   KafkaContact(Properties adminProperties, String bootstrapServers, WorkerMetrics metrics) {
     this.admin = Admin.create(adminProperties);
@@ -43,6 +45,7 @@ final class KafkaContact implements AutoCloseable {
 
   /** A call to Kafka (a probe, or the consumer's own) succeeded. */
   void reached() {
+    outageCause = null;
     outage.succeeded();
     connected = true;
     metrics.kafkaConnected(true);
@@ -50,7 +53,11 @@ final class KafkaContact implements AutoCloseable {
 
   /** A call to Kafka failed for a reason the clients retry (unreachable, timed out). */
   void failed(Throwable e) {
-    outage.failed(e);
+    if (outageCause == null) {
+      outageCause = e;
+    }
+    outage.failed(outageCause); // one line per outage, however many calls fail, whatever they say
+    LOG.debug("Kafka call failed: {}", e.toString());
     connected = false;
     metrics.kafkaFailed();
     metrics.kafkaConnected(false);

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
+import dev.floe.worker.quickstart.EmbeddedKafka;
 import dev.floe.worker.testing.LocalWarehouse;
 import dev.floe.worker.testing.TestKafka;
 import java.nio.file.Path;
@@ -62,6 +63,32 @@ class KafkaReachabilityTest {
     assertThat(w.runner.isReady()).isFalse();
     assertThat(w.metrics.scrape()).contains("floe_kafka_connected{sink=\"floe-orders\"} 0.0")
         .containsPattern("floe_kafka_failures_total\\{sink=\"floe-orders\"} [1-9]");
+    w.stop();
+  }
+
+  @Test
+  void aBrokerLostWhileRunningTurnsTheWorkerNotReadyAndIsCounted() throws Exception {
+    // given a worker running against a broker of its own (the shared one must stay up), ready
+    EmbeddedKafka broker = new EmbeddedKafka();
+    RunningWorker w;
+    try {
+      broker.createTopic("orders.lost", 2);
+      broker.createTopic("dlq.lost", 1);
+      SinkSpec base = KafkaRuntimeTest.sink("orders.lost", new LocalWarehouse(dir), "dlq.lost");
+      SinkSpec spec = new SinkSpec(new SourceSpec(broker.bootstrapServers(), base.source().topics(), null, base.source().groupId(), null,
+          Map.of()), base.table(), base.commit(), base.deadLetter(), null);
+      w = RunningWorker.start(spec, new LocalWarehouse(dir));
+      await().atMost(Duration.ofSeconds(30)).until(w.runner::isReady);
+      assertThat(w.metrics.kafkaFailures()).isZero();
+    } finally {
+      broker.close(); // when the broker goes away
+    }
+
+    // then the worker turns not ready, counts the failures, reports itself disconnected, and keeps running
+    await().atMost(Duration.ofSeconds(30)).until(() -> !w.runner.isReady());
+    await().atMost(Duration.ofSeconds(30)).until(() -> w.metrics.kafkaFailures() >= 2);
+    assertThat(w.runner.isRunning()).isTrue();
+    assertThat(w.metrics.scrape()).contains("floe_kafka_connected{sink=\"floe-orders\"} 0.0");
     w.stop();
   }
 
