@@ -479,6 +479,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.source().groupId());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+    // A sink reads topics, it never makes them: a deleted source topic must not come back empty
+    // (with the broker's default partitions) just because the worker asked for its metadata.
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "floe-" + spec.sinkId());
     if (instance != null && !instance.isBlank()) {
       // Static membership: a worker restarted under the same id (a container restart keeps the pod

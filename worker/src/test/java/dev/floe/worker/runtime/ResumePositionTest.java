@@ -84,6 +84,31 @@ class ResumePositionTest {
   }
 
   @Test
+  void aTopicRecreatedUnderARunningWorkerStopsItInsteadOfSilentlyResetting() throws Exception {
+    // given a worker that applied offsets 0..1 of both partitions and keeps running
+    String topic = TestKafka.topic("orders", 2);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec spec = KafkaRuntimeTest.sink(topic, warehouse, null);
+    OrdersModel model = new OrdersModel();
+    TestKafka.produce(new OrdersSource(topic).records(upserts(1, 4), model));
+    Map<Long, Map<String, Object>> before = model.expected();
+    RunningWorker w = RunningWorker.start(spec, warehouse);
+    await().atMost(Duration.ofSeconds(45)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == 4);
+
+    // when the topic is deleted and re-created under it, with new records at offsets the table already holds
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrap()))) {
+      admin.deleteTopics(List.of(topic)).all().get();
+    }
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> TestKafka.topicNamed(topic, 2) != null);
+    TestKafka.produce(new OrdersSource(topic).records(upserts(2, 2), new OrdersModel()));
+
+    // then it stops naming the partitions (never reading the new offset 0 as if it were new, nor skipping ahead)
+    Throwable failure = w.awaitFailure(Duration.ofSeconds(45));
+    assertThat(failure).isInstanceOf(ResumeRefusedException.class).hasMessageContaining(topic + "-0").hasMessageContaining("re-snapshot");
+    assertThat(table(spec, warehouse)).isEqualTo(before);
+  }
+
+  @Test
   void aDroppedTableUnderAGroupThatReadTheTopicIsRefusedUntilStartFromSaysWhere() {
     // given a group that read everything into a table, and the table then dropped
     String topic = TestKafka.topic("orders", 2);
