@@ -47,10 +47,12 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list"]
+{{- if .Values.rbac.readSecrets }}
 # Kafka credentials for reading the lag (source.kafkaSecretRef)
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get"]
+{{- end }}
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch"]

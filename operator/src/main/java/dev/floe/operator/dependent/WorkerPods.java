@@ -44,6 +44,9 @@ public final class WorkerPods {
         .withContainers(container)
         .withRestartPolicy(restartPolicy)
         .withServiceAccountName(w.serviceAccountName())
+        // the worker never calls the Kubernetes API: no token for a compromised pod to use.
+        // Cloud identity (IRSA, workload identity) projects its own token and does not need this.
+        .withAutomountServiceAccountToken(false)
         .withNodeSelector(w.nodeSelector().isEmpty() ? null : w.nodeSelector())
         .withTolerations(w.tolerations().isEmpty() ? null : w.tolerations())
         .withTerminationGracePeriodSeconds(30L) // the worker finishes its open batch within 25 s

@@ -14,6 +14,7 @@ import dev.floe.operator.scale.LagReadException;
 import dev.floe.operator.scale.LagReader;
 import dev.floe.operator.scale.ReplicaPlanner;
 import dev.floe.worker.config.ConfigProblem;
+import dev.floe.worker.config.Redactor;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -24,6 +25,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,16 +65,23 @@ public class CdcSinkReconciler implements Reconciler<CdcSink> {
     sink.setStatus(status);
     Long generation = sink.getMetadata().getGeneration();
 
-    List<ConfigProblem> problems = SpecProblems.of(sink.getSpec());
+    List<ConfigProblem> problems = new ArrayList<>(SpecProblems.of(sink.getSpec()));
+    boolean onlyLiteralSecrets = problems.isEmpty();
+    // A literal secret is refused, not rendered: the ConfigMap (and the Deployment, for worker.env)
+    // is readable by far more people than Secrets are (the built-in "view" role reads ConfigMaps,
+    // not Secrets), so rendering would widen who can read it. The last good workers keep running
+    // on the last good config, and the condition says how to reference the secret instead.
+    problems.addAll(SpecProblems.literalSecrets(sink.getSpec()));
     if (!problems.isEmpty()) {
+      String reason = onlyLiteralSecrets ? "LiteralSecret" : "InvalidSpec";
       String message = "fix the spec: " + SpecProblems.describe(problems) + "; the last good workers keep running";
-      boolean news = !Conditions.find(status.conditions, Conditions.READY).map(c -> message.equals(c.getMessage())).orElse(false);
-      Conditions.set(status.conditions, Conditions.READY, false, "InvalidSpec", message, generation, now);
-      Conditions.set(status.conditions, Conditions.STALLED, true, "InvalidSpec", message, generation, now);
-      Conditions.set(status.conditions, Conditions.RECONCILING, false, "InvalidSpec", "waiting for a valid spec", generation, now);
+      boolean news = !Conditions.find(status.conditions, Conditions.READY).map(c -> Redactor.redact(message).equals(c.getMessage())).orElse(false);
+      Conditions.set(status.conditions, Conditions.READY, false, reason, message, generation, now);
+      Conditions.set(status.conditions, Conditions.STALLED, true, reason, message, generation, now);
+      Conditions.set(status.conditions, Conditions.RECONCILING, false, reason, "waiting for a valid spec", generation, now);
       status.observedGeneration = generation;
       if (news) {
-        events.warning(sink, "InvalidSpec", message);
+        events.warning(sink, reason, message);
       }
       return UpdateControl.patchStatus(sink);
     }
@@ -130,8 +139,8 @@ public class CdcSinkReconciler implements Reconciler<CdcSink> {
       status.lag.error = null;
       return lag;
     } catch (LagReadException e) {
-      status.lag.error = e.getMessage(); // total and partitions stay as last read; replicas are held
-      LOG.warn("{}/{}: {}", sink.getMetadata().getNamespace(), sink.getMetadata().getName(), e.getMessage());
+      status.lag.error = Redactor.redact(e.getMessage()); // total and partitions stay as last read; replicas are held
+      LOG.warn("{}/{}: {}", sink.getMetadata().getNamespace(), sink.getMetadata().getName(), status.lag.error);
       return null;
     }
   }

@@ -3,10 +3,15 @@ package dev.floe.operator.reconcile;
 import dev.floe.operator.dependent.SinkResources;
 import dev.floe.operator.model.CdcSink;
 import dev.floe.operator.model.CdcSinkStatus.CompactionStatus;
+import dev.floe.worker.config.Redactor;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import dev.floe.worker.config.Redactor;
 import io.fabric8.kubernetes.api.model.Pod;
+import dev.floe.worker.config.Redactor;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import dev.floe.worker.config.Redactor;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import dev.floe.worker.config.Redactor;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Comparator;
 import java.util.Optional;
@@ -55,7 +60,7 @@ public final class CompactionResults {
     }
     for (ContainerStatus c : pod.getStatus().getContainerStatuses()) {
       if (c.getState() != null && c.getState().getTerminated() != null && c.getState().getTerminated().getMessage() != null) {
-        return c.getState().getTerminated().getMessage();
+        return Redactor.redact(c.getState().getTerminated().getMessage()); // the worker's report may quote an error
       }
     }
     return null;

@@ -2,6 +2,7 @@ package dev.floe.operator.reconcile;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import dev.floe.worker.config.Redactor;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -23,7 +24,7 @@ public final class Conditions {
     Optional<Condition> existing = find(conditions, type);
     String since = existing.filter(c -> value.equals(c.getStatus())).map(Condition::getLastTransitionTime).orElse(now.toString());
     Condition next = new ConditionBuilder()
-        .withType(type).withStatus(value).withReason(reason).withMessage(message)
+        .withType(type).withStatus(value).withReason(reason).withMessage(Redactor.redact(message)) // status is widely readable
         .withObservedGeneration(generation).withLastTransitionTime(since)
         .build();
     conditions.removeIf(c -> type.equals(c.getType()));

@@ -1,6 +1,7 @@
 package dev.floe.operator.reconcile;
 
 import dev.floe.operator.model.CdcSink;
+import dev.floe.worker.config.Redactor;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -41,7 +42,7 @@ public final class SinkEvents {
               .withApiVersion(sink.getApiVersion()).withKind(sink.getKind())
               .withName(meta.getName()).withNamespace(meta.getNamespace()).withUid(meta.getUid())
               .withResourceVersion(meta.getResourceVersion()).build())
-          .withType(type).withReason(reason).withMessage(message)
+          .withType(type).withReason(reason).withMessage(Redactor.redact(message)) // Events are widely readable
           .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
           .withNewSource().withComponent(COMPONENT).endSource()
           .build()).create();

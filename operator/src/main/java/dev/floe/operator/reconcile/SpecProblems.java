@@ -2,8 +2,11 @@ package dev.floe.operator.reconcile;
 
 import dev.floe.operator.model.CdcSinkSpec;
 import dev.floe.operator.model.ScalingSpec;
+import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.ConfigProblem;
+import dev.floe.worker.config.LiteralSecrets;
 import dev.floe.worker.config.SinkSpecValidator;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,6 +36,27 @@ public final class SpecProblems {
     duration(out, "scaling.idleAfter", s.idleAfter(), "5m", s::idleAfterDuration);
     duration(out, "scaling.scaleDownStabilization", s.scaleDownStabilization(), "2m", s::scaleDownStabilizationDuration);
     duration(out, "scaling.pollInterval", s.pollInterval(), "15s", s::pollIntervalDuration);
+    return out;
+  }
+
+  /**
+   * Secrets written into the spec literally: the sink config's (see {@link LiteralSecrets}) and
+   * worker environment variables with a secret-like name and a {@code value} instead of
+   * {@code valueFrom.secretKeyRef}. Named by field, never by value.
+   */
+  public static List<ConfigProblem> literalSecrets(CdcSinkSpec spec) {
+    if (spec == null || spec.source() == null || spec.table() == null) {
+      return List.of();
+    }
+    List<ConfigProblem> out = new ArrayList<>(LiteralSecrets.of(spec.sinkSpec()));
+    List<EnvVar> env = spec.workerOrDefaults().env();
+    for (int i = 0; i < env.size(); i++) {
+      EnvVar e = env.get(i);
+      if (CatalogSpec.isSecretKey(e.getName()) && e.getValue() != null && !e.getValue().isBlank()) {
+        out.add(new ConfigProblem("worker.env[" + i + "] (" + e.getName() + ")", "holds a literal secret; take it from a Secret",
+            "{name: " + e.getName() + ", valueFrom: {secretKeyRef: {name: lake-s3, key: secret-access-key}}}"));
+      }
+    }
     return out;
   }
 

@@ -16,15 +16,18 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Lag with Kafka's Admin client: end offsets minus the group's committed offsets, per partition of
- * the sink's topics. A partition the group never committed counts from its earliest offset, so a
+ * Lag with Kafka's Admin client: last stable offsets minus the group's committed offsets, per
+ * partition of the sink's topics (the workers move the group past commit markers, so a
+ * transactional topic reads 0 once applied). A partition the group never committed counts from its earliest offset, so a
  * new sink's backlog is lag. One Admin client per cluster and credentials, kept between polls.
  */
 public final class KafkaLagReader implements LagReader, AutoCloseable {
@@ -83,7 +86,9 @@ public final class KafkaLagReader implements LagReader, AutoCloseable {
       return Map.of();
     }
     Map<TopicPartition, OffsetSpec> request = partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> spec));
-    Map<TopicPartition, ListOffsetsResultInfo> result = admin.listOffsets(request).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    // The last stable offset: the workers read committed records only, so an open transaction of
+    // the source (Debezium under Kafka Connect's exactly-once support) is not yet lag.
+    Map<TopicPartition, ListOffsetsResultInfo> result = admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     Map<TopicPartition, Long> out = new HashMap<>();
     result.forEach((tp, info) -> out.put(tp, info.offset()));
     return out;

@@ -101,6 +101,16 @@ class DeployManifestsTest {
   }
 
   @Test
+  void aNamespacedInstallCanAlsoGrantNoSecretsAtAll() throws IOException {
+    List<HasMetadata> objects = render(Map.of("watchNamespaces[0]", "analytics", "rbac.readSecrets", "false"));
+
+    List<Role> sinkRoles = objects.stream().filter(o -> o instanceof Role).map(Role.class::cast).toList();
+    assertThat(sinkRoles).isNotEmpty().allSatisfy(r -> assertThat(r.getRules()).noneMatch(rule -> rule.getResources().contains("secrets")));
+    assertThat(objects).noneMatch(o -> o instanceof ClusterRole || o instanceof ClusterRoleBinding);
+    assertThat(env(only(objects, Deployment.class), "FLOE_WATCH_NAMESPACES")).isEqualTo("analytics");
+  }
+
+  @Test
   void theStrictParsersRejectAMisspeltField() {
     String deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replica: 2}\n";
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> STRICT.readValue(deployment, Deployment.class))

@@ -24,12 +24,14 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.Operator;
 import java.time.Duration;
 import java.util.List;
@@ -92,6 +94,8 @@ class CdcSinkReconcilerTest {
     assertThat(worker.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(worker.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
     assertThat(deployment.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+    assertThat(deployment.getSpec().getTemplate().getSpec().getAutomountServiceAccountToken())
+        .as("the worker never calls the Kubernetes API, so it gets no token").isFalse();
     assertThat(worker.getVolumeMounts()).anyMatch(m -> m.getMountPath().equals("/etc/floe/secrets/lake-credentials") && m.getReadOnly());
     assertThat(deployment.getSpec().getTemplate().getSpec().getVolumes())
         .anyMatch(v -> v.getSecret() != null && v.getSecret().getSecretName().equals("lake-credentials"));
@@ -123,7 +127,7 @@ class CdcSinkReconcilerTest {
     produce(topic, 25);
 
     await().atMost(Duration.ofSeconds(30)).until(() -> replicas(sink), n -> n == 3); // ceil(25 / 10), below 4 partitions
-    CdcSink scaled = await().until(() -> current(sink), s -> s.getStatus().desiredReplicas == 3);
+    CdcSink scaled = await().until(() -> current(sink), s -> Integer.valueOf(3).equals(s.getStatus().desiredReplicas)); // null until the first plan
     assertThat(scaled.getStatus().lag.total).isEqualTo(25);
     assertThat(scaled.getStatus().lag.partitions).hasSize(4);
     assertThat(events(sink, "ScaledUp")).anyMatch(e -> e.getMessage().contains("workers 0 -> 3"));
@@ -178,6 +182,46 @@ class CdcSinkReconcilerTest {
     assertThat(configHash(sink)).as("the workers keep the last good config").isEqualTo(good);
   }
 
+  @Test
+  void aCanarySecretReachesNoConfigMapStatusOrEventAndALiteralOneIsRefusedNotRendered() {
+    String canary = "canary-7f3a9c";
+    // given a Kafka Secret holding the canary, and a sink that references its catalog password
+    client.resource(new SecretBuilder().withNewMetadata().withName("kafka-canary").withNamespace(NS).endMetadata()
+        .withStringData(Map.of("sasl.jaas.config", "PlainLoginModule required username=\"floe\" password=\"" + canary + "\";")).build())
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    Spec spec = sink("canaries").catalogUri("http://floeuser:${env:CATALOG_PASSWORD}@rest:8181/");
+    spec.s = new CdcSinkSpec(new SourceSpec(spec.s.source().bootstrapServers(), spec.s.source().topics(), null,
+        spec.s.source().groupId(), "kafka-canary", Map.of()), spec.s.table(), spec.s.commit(), spec.s.deadLetter(),
+        spec.s.onError(), spec.s.compaction(), spec.s.scaling(), spec.s.worker());
+    CdcSink sink = create(spec);
+    String good = await().until(() -> configHash(sink), h -> h != null);
+    await().until(() -> current(sink).getStatus() != null && current(sink).getStatus().lag != null && current(sink).getStatus().lag.readTime != null);
+
+    // when the password is then written into the spec literally
+    edit(sink, s -> withSpec(s, new Spec(s.getSpec()).catalogUri("http://floeuser:" + canary + "@rest:8181/").build()));
+
+    // then the sink is refused with a condition and an Event that say what to do, and the canary is nowhere
+    await().untilAsserted(() -> assertThat(condition(sink, "Ready")).hasValueSatisfying(c -> {
+      assertThat(c.getStatus()).isEqualTo("False");
+      assertThat(c.getReason()).isEqualTo("LiteralSecret");
+      assertThat(c.getMessage()).contains("table.catalog.uri", "literal password", "${env:");
+    }));
+    assertThat(condition(sink, "Stalled")).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    await().until(() -> events(sink, "LiteralSecret"), e -> !e.isEmpty());
+    assertThat(configHash(sink)).as("the last good config stays; the literal is not rendered").isEqualTo(good);
+    assertThat(get(ConfigMap.class, sink.getMetadata().getName() + "-worker-config").orElseThrow().getData().toString())
+        .contains("${env:CATALOG_PASSWORD}").doesNotContain(canary);
+    assertThat(Serialization.asJson(current(sink).getStatus())).doesNotContain(canary);
+    assertThat(client.v1().events().inNamespace(NS).list().getItems()).extracting(Event::getMessage)
+        .allSatisfy(m -> assertThat(m).doesNotContain(canary));
+
+    // and an error that quotes a credential is masked in the status it lands in
+    CdcSink failing = current(sink);
+    new CdcSinkReconciler(null, java.time.Clock.systemUTC(), "floe-worker:test").updateErrorStatus(failing, null,
+        new IllegalStateException("PUT http://floeuser:" + canary + "@rest:8181/ failed; jdbc:postgresql://db/c?password=" + canary));
+    assertThat(Serialization.asJson(failing.getStatus())).contains("floeuser:****@").doesNotContain(canary);
+  }
+
   // ---- builders and helpers
 
   private static Spec sink(String table) {
@@ -221,6 +265,15 @@ class CdcSinkReconcilerTest {
 
     Spec commit(CommitSpec c) {
       s = new CdcSinkSpec(s.source(), s.table(), c, s.deadLetter(), s.onError(), s.compaction(), s.scaling(), s.worker());
+      return this;
+    }
+
+    Spec catalogUri(String uri) {
+      TableSpec t = s.table();
+      CatalogSpec c = t.catalog();
+      TableSpec changed = new TableSpec(new CatalogSpec(c.type(), uri, c.warehouse(), c.ref(), c.secretRef(), c.properties()),
+          t.name(), t.primaryKey(), t.partitionBy(), t.formatVersion(), t.writeMode(), t.mergeRules(), t.properties());
+      s = new CdcSinkSpec(s.source(), changed, s.commit(), s.deadLetter(), s.onError(), s.compaction(), s.scaling(), s.worker());
       return this;
     }
 

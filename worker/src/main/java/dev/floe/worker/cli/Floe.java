@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "floe 0.1.0",
     description = "Keeps Apache Iceberg tables equal to Debezium change streams, exactly once.",
-    subcommands = {RunCommand.class, CompactCommand.class, OffsetsCommand.class, ValidateCommand.class, QuickstartCommand.class})
+    subcommands = {RunCommand.class, CompactCommand.class, OffsetsCommand.class, StatusCommand.class, ShowCommand.class, DeadLettersCommand.class, ValidateCommand.class, QuickstartCommand.class})
 public final class Floe implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -23,7 +23,7 @@ public final class Floe implements Runnable {
     spec.commandLine().usage(System.out);
   }
 
-  private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+  static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
     StringBuilder message = new StringBuilder("floe: " + e.getMessage());
     for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
       message.append("\n  caused by: ").append(c);

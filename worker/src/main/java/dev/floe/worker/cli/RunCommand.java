@@ -2,6 +2,7 @@ package dev.floe.worker.cli;
 
 import dev.floe.worker.catalog.CatalogLoader;
 import dev.floe.worker.config.CatalogSpec;
+import dev.floe.worker.config.LiteralSecrets;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.engine.TableRouter;
@@ -10,6 +11,7 @@ import dev.floe.worker.runtime.HealthServer;
 import dev.floe.worker.runtime.SinkRunner;
 import dev.floe.worker.runtime.WorkerMetrics;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 import java.util.concurrent.CountDownLatch;
@@ -45,10 +47,14 @@ final class RunCommand implements Callable<Integer> {
           + " worker its own. Default: the FLOE_INSTANCE_ID environment variable, else a dynamic member.")
   String instanceId;
 
+  /** Where {@code ${env:NAME}} is looked up; tests hand in their own. */
+  Function<String, String> env = System::getenv;
+
   @Override
   public Integer call() throws Exception {
     SinkSpec spec = config.load();
-    SecretResolver secrets = SecretResolver.fromEnvironment();
+    LiteralSecrets.of(spec).forEach(w -> LOG.warn("{}", w));
+    SecretResolver secrets = new SecretResolver(env);
     CatalogSpec catalog = ConfigOption.catalog(spec);
     WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
     AtomicReference<SinkRunner> running = new AtomicReference<>();

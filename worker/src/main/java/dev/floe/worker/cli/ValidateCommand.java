@@ -1,5 +1,7 @@
 package dev.floe.worker.cli;
 
+import dev.floe.worker.config.ConfigProblem;
+import dev.floe.worker.config.LiteralSecrets;
 import dev.floe.worker.config.SinkSpec;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -16,6 +18,10 @@ final class ValidateCommand implements Callable<Integer> {
     System.out.printf("%s: valid. Sink %s reads %s into %s (%s catalog).%n", config.config, spec.sinkId(),
         spec.source().topics().isEmpty() ? "/" + spec.source().topicPattern() + "/" : spec.source().topics(),
         spec.table().name(), spec.table().catalog() == null ? "local" : spec.table().catalog().type().name().toLowerCase());
+    // a literal secret works, so it warns rather than fails: the fix is where the secret lives
+    for (ConfigProblem warning : LiteralSecrets.of(spec)) {
+      System.out.println("warning: " + warning);
+    }
     return 0;
   }
 }

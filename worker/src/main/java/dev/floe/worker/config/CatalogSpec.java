@@ -29,6 +29,8 @@ public record CatalogSpec(
 
   private static final Pattern SECRET_KEY =
       Pattern.compile("(?i).*(secret|password|token|credential|access-key|session-key).*");
+  /** Secret-sounding keys whose values are switches or class names, not secrets. */
+  private static final Pattern NOT_A_SECRET = Pattern.compile("(?i).*([.-]enabled|provider|[.-]type|[.-]impl|[.-]class|[.-]uri|[.-]endpoint)$");
 
   public CatalogSpec {
     type = type == null ? CatalogType.LOCAL : type;
@@ -40,10 +42,18 @@ public record CatalogSpec(
     return new CatalogSpec(CatalogType.LOCAL, null, warehouse, null, null, Map.of());
   }
 
+  /**
+   * Whether a property of this name holds a secret (s3.secret-access-key, ssl.key.password,
+   * token): masked in {@link #toString()}, and to be given by reference, never literally.
+   */
+  public static boolean isSecretKey(String key) {
+    return key != null && SECRET_KEY.matcher(key).matches() && !NOT_A_SECRET.matcher(key).matches();
+  }
+
   @Override
   public String toString() {
     Map<String, String> shown = new TreeMap<>();
-    properties.forEach((k, v) -> shown.put(k, SECRET_KEY.matcher(k).matches() ? "<redacted>" : v));
+    properties.forEach((k, v) -> shown.put(k, isSecretKey(k) ? "<redacted>" : v));
     return "CatalogSpec[type=%s, uri=%s, warehouse=%s, ref=%s, secretRef=%s, properties=%s]"
         .formatted(type, uri, warehouse, ref, secretRef, shown);
   }

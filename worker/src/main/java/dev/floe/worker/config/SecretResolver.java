@@ -26,6 +26,11 @@ public final class SecretResolver {
     return new SecretResolver(System::getenv);
   }
 
+  /** Whether the value names a secret ({@code ${env:NAME}}, {@code ${file:/path}}) instead of holding one. */
+  public static boolean containsReference(String value) {
+    return value != null && REF.matcher(value).find();
+  }
+
   public String resolve(String field, String value) {
     if (value == null) {
       return null;
@@ -37,6 +42,7 @@ public final class SecretResolver {
       if (resolved == null) {
         throw new ConfigException(field, "environment variable " + m.group(2) + " is not set", "export " + m.group(2) + "=...");
       }
+      KnownSecrets.register(resolved); // masked in every log line and message from now on
       m.appendReplacement(out, Matcher.quoteReplacement(resolved));
     }
     m.appendTail(out);
@@ -68,7 +74,9 @@ public final class SecretResolver {
       for (Path f : (Iterable<Path>) files::iterator) {
         String key = f.getFileName().toString();
         if (!key.startsWith(".") && Files.isRegularFile(f)) { // Kubernetes keeps its ..data links hidden
-          out.put(key, Files.readString(f).strip());
+          String value = Files.readString(f).strip();
+          KnownSecrets.registerProperty(key, value);
+          out.put(key, value);
         }
       }
     } catch (IOException e) {

@@ -3,15 +3,14 @@ package dev.floe.worker.config;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.InvalidFormatException;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /** Reads a sink config from YAML or JSON and validates it; errors name the field and the fix. */
 public final class SinkConfigLoader {
@@ -23,38 +22,59 @@ public final class SinkConfigLoader {
   private SinkConfigLoader() {}
 
   public static SinkSpec load(Path file) {
-    try {
-      return parse(Files.readString(file));
-    } catch (IOException e) {
-      throw new ConfigException("(file)", "cannot read " + file + ": " + e.getMessage(), null);
+    if (!Files.exists(file)) {
+      throw new ConfigException("(file)", file + " does not exist", "floe validate -c deploy/examples/orders-sink.yaml");
     }
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new ConfigException("(file)", "cannot read " + file + ": " + e, null);
+    }
+    if (text.isBlank()) {
+      throw new ConfigException("(file)", file + " is empty", "source: {...}\ntable: {...}");
+    }
+    return parse(text);
   }
 
-  /** YAML is a superset of JSON, so one parser serves both. */
+  /**
+   * A sink config, or a whole {@code CdcSink} manifest (its {@code spec} is a sink config plus the
+   * operator's own fields). YAML is a superset of JSON, so one parser serves both. Every problem is
+   * reported at once.
+   */
   public static SinkSpec parse(String text) {
-    SinkSpec spec;
+    JsonNode root;
     try {
-      spec = YAML.readValue(text, SinkSpec.class);
-    } catch (UnrecognizedPropertyException e) {
-      throw new ConfigException(path(e), "unknown field '" + e.getPropertyName() + "'",
-          "one of " + e.getKnownPropertyIds());
-    } catch (InvalidFormatException e) {
-      // for an enum, say what is allowed, as a config writes it
-      String allowed = e.getTargetType().isEnum() ? ": use one of " + String.join(", ", enumNames(e.getTargetType())) : "";
-      throw new ConfigException(path(e), "cannot read '" + e.getValue() + "' as " + e.getTargetType().getSimpleName() + allowed, null);
-    } catch (MismatchedInputException e) {
-      throw new ConfigException(path(e), e.getOriginalMessage(), null);
+      root = YAML.readTree(text);
     } catch (JsonProcessingException e) {
-      throw new ConfigException("(document)", "not valid YAML or JSON: " + e.getOriginalMessage(), null);
+      throw new ConfigException("(document)", "not valid YAML or JSON: " + e.getOriginalMessage()
+          + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"), null);
     }
-    if (spec == null) {
+    if (root == null || root.isMissingNode() || root.isNull()) {
       throw new ConfigException("(document)", "is empty", "source: {...}\ntable: {...}");
     }
-    List<ConfigProblem> problems = SinkSpecValidator.problems(spec);
-    if (!problems.isEmpty()) {
-      throw new ConfigException(problems);
+    if (!(root instanceof ObjectNode document)) {
+      throw new ConfigException("(document)", "must be a map of fields (source, table, ...), got " + root.getNodeType().name().toLowerCase(), "source: {...}\ntable: {...}");
     }
-    return spec;
+    boolean manifest = CdcSinkManifest.isManifest(document);
+    ObjectNode config = manifest ? CdcSinkManifest.sinkConfig(document) : document;
+    ConfigBinder.Bound<SinkSpec> bound = ConfigBinder.bind(YAML, config, SinkSpec.class);
+    List<ConfigProblem> problems = new ArrayList<>(bound.problems());
+    if (bound.value() != null) {
+      // A field already reported (and left out) would show again as missing: report it once.
+      SinkSpecValidator.problems(bound.value()).stream()
+          .filter(p -> bound.removed().stream().noneMatch(r -> within(p.field(), r) || within(r, p.field())))
+          .forEach(problems::add);
+    }
+    if (!problems.isEmpty()) {
+      throw new ConfigException(manifest ? problems.stream().map(CdcSinkManifest::inSpec).toList() : problems);
+    }
+    return bound.value();
+  }
+
+  /** Whether the field is the path or lies inside it ({@code source.topics[0]} in {@code source.topics}, not {@code source.topicsX}). */
+  private static boolean within(String field, String path) {
+    return field.equals(path) || field.startsWith(path + ".") || field.startsWith(path + "[");
   }
 
   public static String toYaml(SinkSpec spec) {
@@ -63,20 +83,5 @@ public final class SinkConfigLoader {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /** An enum's values as a config writes them: their {@code @JsonProperty} names. */
-  static List<String> enumNames(Class<?> type) {
-    return java.util.Arrays.stream(type.getFields()).filter(java.lang.reflect.Field::isEnumConstant).map(f -> {
-      com.fasterxml.jackson.annotation.JsonProperty name = f.getAnnotation(com.fasterxml.jackson.annotation.JsonProperty.class);
-      return name != null ? name.value() : f.getName();
-    }).toList();
-  }
-
-  private static String path(MismatchedInputException e) {
-    String p = e.getPath().stream()
-        .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-        .collect(Collectors.joining("."));
-    return p.replace(".[", "[");
   }
 }

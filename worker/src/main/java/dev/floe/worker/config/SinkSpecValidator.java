@@ -36,7 +36,11 @@ public final class SinkSpecValidator {
       out.add(new ConfigProblem("table", "is required", "table: {name: analytics.orders}"));
     } else {
       TableSpec t = spec.table();
-      if (blank(t.name()) || !TABLE_NAME.matcher(t.name()).matches()) {
+      String typo = TableNameTemplate.unknownPlaceholder(t.name());
+      if (typo != null) {
+        out.add(new ConfigProblem("table.name", "has the placeholder " + typo + ", which is not one of {schema}, {table}, {topic}"
+            + " ({schema} and {table} are the last two segments of Debezium's topic name <prefix>.<schema>.<table>)", "mirror.{schema}_{table}"));
+      } else if (blank(t.name()) || !TABLE_NAME.matcher(t.name()).matches()) {
         out.add(new ConfigProblem("table.name", "must be namespace.table, got '" + t.name() + "'", "analytics.orders"));
       } else if (TableNameTemplate.isTemplate(t.name())) {
         // one sink, many tables: settings that name columns of one table do not carry over
@@ -71,11 +75,7 @@ public final class SinkSpecValidator {
         }
       }
     }
-    try {
-      spec.commit().intervalDuration();
-    } catch (IllegalArgumentException e) {
-      out.add(new ConfigProblem("commit.interval", e.getMessage(), "10s"));
-    }
+    positive(out, "commit.interval", spec.commit().interval(), "10s");
     if (spec.commit().maxRecords() < 1) {
       out.add(new ConfigProblem("commit.maxRecords", "must be at least 1", "500000"));
     }
@@ -89,7 +89,44 @@ public final class SinkSpecValidator {
           + " with onError: dead-letter (the default): add a dead-letter topic for records that cannot be applied,"
           + " or set onError: fail to stop the sink on the first one", "deadLetter: {topic: floe.dlq.orders}"));
     }
+    compaction(out, spec.compaction());
     return out;
+  }
+
+  private static void compaction(List<ConfigProblem> out, CompactionSpec c) {
+    if (c == null) {
+      return;
+    }
+    if (c.schedule() != null && !CronSchedule.isValid(c.schedule())) {
+      out.add(new ConfigProblem("compaction.schedule", "'" + c.schedule() + "' is not a cron schedule: five fields (minute hour day-of-month month"
+          + " day-of-week) of numbers, ranges, steps, lists or *, or @hourly, @daily, @weekly, @monthly, @yearly", "0 */2 * * *"));
+    }
+    positive(out, "compaction.expireAfter", c.expireAfter(), "5d");
+    positive(out, "compaction.orphanAfter", c.orphanAfter(), "3d");
+    if (c.targetFileSize() < 1 << 20) {
+      out.add(new ConfigProblem("compaction.targetFileSize", "must be at least 1 MiB (1048576), got " + c.targetFileSize(), "134217728"));
+    }
+    atLeastOne(out, "compaction.minInputFiles", c.minInputFiles(), "5");
+    atLeastOne(out, "compaction.retainLast", c.retainLast(), "10");
+    atLeastOne(out, "compaction.maxManifests", c.maxManifests(), "50");
+  }
+
+  /** A duration that must be parseable and longer than zero. */
+  private static void positive(List<ConfigProblem> out, String field, String text, String example) {
+    try {
+      java.time.Duration d = Durations.parse(text);
+      if (d.isNegative() || d.isZero()) {
+        out.add(new ConfigProblem(field, "must be longer than zero, got '" + text + "'", example));
+      }
+    } catch (IllegalArgumentException e) {
+      out.add(new ConfigProblem(field, e.getMessage(), example));
+    }
+  }
+
+  private static void atLeastOne(List<ConfigProblem> out, String field, int value, String example) {
+    if (value < 1) {
+      out.add(new ConfigProblem(field, "must be at least 1, got " + value, example));
+    }
   }
 
   private static boolean blank(String s) {

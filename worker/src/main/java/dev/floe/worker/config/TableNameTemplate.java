@@ -12,11 +12,26 @@ import java.util.regex.Pattern;
  */
 public final class TableNameTemplate {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{(schema|table|topic)}");
+  private static final Pattern BRACED = Pattern.compile("\\{[^{}]*}");
   private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9_]");
 
   private TableNameTemplate() {}
 
   /** Whether the name routes topics to several tables. */
+  /** The first {@code {...}} in the name that is not a placeholder (a typo such as {@code {scheme}}), or null. */
+  public static String unknownPlaceholder(String name) {
+    if (name == null) {
+      return null;
+    }
+    Matcher m = BRACED.matcher(name);
+    while (m.find()) {
+      if (!PLACEHOLDER.matcher(m.group()).matches()) {
+        return m.group();
+      }
+    }
+    return null;
+  }
+
   public static boolean isTemplate(String name) {
     return name != null && PLACEHOLDER.matcher(name).find();
   }

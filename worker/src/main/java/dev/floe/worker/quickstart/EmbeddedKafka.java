@@ -30,6 +30,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         .build())
         .setConfigProp("offsets.topic.replication.factor", "1")
         .setConfigProp("transaction.state.log.replication.factor", "1")
+        .setConfigProp("transaction.state.log.min.isr", "1")
         .setConfigProp("group.initial.rebalance.delay.ms", "0")
         .setConfigProp("num.partitions", "4")
         .build();

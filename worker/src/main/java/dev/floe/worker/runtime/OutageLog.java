@@ -1,5 +1,6 @@
 package dev.floe.worker.runtime;
 
+import dev.floe.worker.config.Redactor;
 import org.slf4j.Logger;
 
 /** Logs an outage once when it starts and once when it ends, not on every retry. */
@@ -16,7 +17,8 @@ public final class OutageLog {
 
   public void failed(Throwable e) {
     attempts++;
-    String reason = e.getClass().getSimpleName() + ": " + e.getMessage();
+    // redacted here too, not only by the log encoder: the reason is also compared and kept
+    String reason = Redactor.redact(e.getClass().getSimpleName() + ": " + e.getMessage());
     if (failing == null || !failing.equals(reason)) {
       log.warn("{} failing, retrying with backoff: {}", what, reason);
       failing = reason;

@@ -64,6 +64,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private final DeadLetters deadLetters;
   private final WorkerMetrics metrics;
   private final OpenBatch batch;
+  private final GroupOffsets groupOffsets = new GroupOffsets();
   private final OutageLog outage = new OutageLog(LOG, "applying batches");
   private final KafkaContact kafka;
   /** Set when the group has handed this worker its (possibly empty) assignment; cleared when it is lost. */
@@ -127,6 +128,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         }
         if (now - lastLagNanos > LAG_EVERY.toNanos()) {
           updateLag(); // also tells whether Kafka is reachable
+          commitToKafka(groupOffsets.whileIdle(positions()));
           lastLagNanos = now;
         }
       }
@@ -202,6 +204,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       List<RawRecord> out = new java.util.ArrayList<>(records.count());
       for (ConsumerRecord<byte[], byte[]> r : records) {
         out.add(toRaw(r));
+        groupOffsets.polled(new TopicPartition(r.topic(), r.partition()), r.offset());
       }
       return out;
     } catch (WakeupException e) {
@@ -242,7 +245,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         BatchResult result = engine.apply(records, deadLetters);
         outage.succeeded();
         metrics.batchCommitted(engine.tableId().toString(), result, Duration.ofNanos(System.nanoTime() - t0));
-        commitToKafka(result.nextOffsets());
+        commitToKafka(groupOffsets.afterTableCommit(result.nextOffsets(), positions()));
         LOG.info("batch: {} records, {} rows written, {} keys deleted, {} rejected, {} already applied -> {} snapshot {}",
             result.records(), result.rowsWritten(), result.keysDeleted(), result.rejected().size(), result.alreadyApplied(),
             engine.tableId(), result.snapshotId());
@@ -306,23 +309,37 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return out;
   }
 
+  /** Advisory group offsets, for lag monitoring only: the table holds the truth. */
   private void commitToKafka(Map<TopicPartition, Long> next) {
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    Set<TopicPartition> assigned = consumer.assignment();
-    next.forEach((tp, o) -> {
-      if (assigned.contains(tp)) {
-        offsets.put(tp, new OffsetAndMetadata(o));
-      }
-    });
-    if (offsets.isEmpty()) {
+    Map<TopicPartition, Long> owned = new HashMap<>(next);
+    owned.keySet().retainAll(consumer.assignment());
+    if (owned.isEmpty()) {
       return;
     }
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    owned.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o)));
     try {
       consumer.commitSync(offsets);
+      groupOffsets.committed(owned);
+    } catch (WakeupException e) {
+      running = false;
     } catch (RuntimeException e) {
       // Advisory only: the table holds the truth, a failed group commit just shows more lag.
       LOG.info("group offset commit failed (lag may read high until the next commit): {}", e.toString());
     }
+  }
+
+  /** The consumer's fetch positions of its assigned partitions; local, no broker round trip. */
+  private Map<TopicPartition, Long> positions() {
+    Map<TopicPartition, Long> out = new HashMap<>();
+    for (TopicPartition tp : consumer.assignment()) {
+      try {
+        out.put(tp, consumer.position(tp, Duration.ZERO));
+      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        // Not known yet (no seek or fetch since the assignment): nothing to advance for it.
+      }
+    }
+    return out;
   }
 
   private void subscribe() {
@@ -330,6 +347,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       @Override
       public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         batch.drop(partitions);
+        groupOffsets.forget(partitions);
         metrics.forget(partitions);
         owned = Set.copyOf(consumer.assignment().stream().filter(tp -> !partitions.contains(tp)).toList());
       }
@@ -482,6 +500,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     // A sink reads topics, it never makes them: a deleted source topic must not come back empty
     // (with the broker's default partitions) just because the worker asked for its metadata.
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+    // Debezium under Kafka Connect with exactly-once source support writes transactions: never
+    // apply an aborted record.
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "floe-" + spec.sinkId());
     if (instance != null && !instance.isBlank()) {
       // Static membership: a worker restarted under the same id (a container restart keeps the pod

@@ -77,9 +77,9 @@ class SinkConfigLoaderTest {
     assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("groupId", "group")))
         .hasMessageContaining("source.group: unknown field 'group'");
     assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("requests: sum", "requests: average")))
-        .hasMessageContaining("table.mergeRules.requests: cannot read 'average'");
+        .hasMessageContaining("table.mergeRules.requests: 'average' is not one of last, last-non-null, sum, min, max, first");
     assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("groupId: floe-orders", "groupId: floe-orders\n  startFrom: beginning")))
-        .hasMessageContaining("source.startFrom: cannot read 'beginning'").hasMessageContaining("group, earliest, latest");
+        .hasMessageContaining("source.startFrom: 'beginning' is not one of group, earliest, latest");
   }
 
   @Test

@@ -1,0 +1,46 @@
+package dev.floe.worker.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Finds secrets written into a sink config literally (a {@code s3.secret-access-key} value, a JAAS
+ * {@code password="..."}, a password in the catalog URI) instead of by reference. Such a config
+ * still works, but the secret sits in plain text wherever the config goes (a file, a ConfigMap,
+ * Git). The problems name the field only, never the value.
+ */
+public final class LiteralSecrets {
+  private static final String HINT = "${env:NAME} (an environment variable set from a Secret), ${file:/path},"
+      + " or a key of the Secret named by table.catalog.secretRef / source.kafkaSecretRef";
+
+  private LiteralSecrets() {}
+
+  public static List<ConfigProblem> of(SinkSpec spec) {
+    List<ConfigProblem> out = new ArrayList<>();
+    if (spec.source() != null) {
+      properties(out, "source.properties", spec.source().properties());
+    }
+    if (spec.table() != null && spec.table().catalog() != null) {
+      CatalogSpec c = spec.table().catalog();
+      if (Redactor.hasLiteralCredential(c.uri())) {
+        out.add(new ConfigProblem("table.catalog.uri", "holds a literal password; write the password part as a reference",
+            "jdbc:postgresql://db:5432/catalog?user=floe&password=${env:CATALOG_PASSWORD}"));
+      }
+      properties(out, "table.catalog.properties", c.properties());
+    }
+    return out;
+  }
+
+  private static void properties(List<ConfigProblem> out, String field, Map<String, String> properties) {
+    new TreeMap<>(properties).forEach((key, value) -> {
+      boolean literalValue = CatalogSpec.isSecretKey(key) && value != null && !value.isBlank()
+          && !SecretResolver.containsReference(value);
+      if (literalValue || Redactor.hasLiteralCredential(value)) {
+        out.add(new ConfigProblem(field + "." + key, "holds a literal secret, readable by anyone who can read this config;"
+            + " reference it instead", HINT));
+      }
+    });
+  }
+}
