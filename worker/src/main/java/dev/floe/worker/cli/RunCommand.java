@@ -41,6 +41,12 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--log-format", defaultValue = "text", description = "text or json.")
   String logFormat;
 
+  @Option(names = "--instance-id", defaultValue = "${env:FLOE_INSTANCE_ID:-}",
+      description = "This worker's stable identity in the consumer group (static membership; the operator passes the pod name"
+          + " as FLOE_INSTANCE_ID): restarted under it after a crash, the worker takes its partitions back at once. Give each"
+          + " worker its own. Default: the FLOE_INSTANCE_ID environment variable, else a dynamic member.")
+  String instanceId;
+
   /** Where {@code ${env:NAME}} is looked up; tests hand in their own. */
   Function<String, String> env = System::getenv;
 
@@ -66,7 +72,8 @@ final class RunCommand implements Callable<Integer> {
         LOG.info("stopped before the catalog could be reached");
         return 0;
       }
-      SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, icebergCatalog), metrics, secrets);
+      SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, icebergCatalog), metrics, secrets,
+          instanceId == null || instanceId.isBlank() ? null : instanceId);
       running.set(runner);
       return runUntilStopped(runner, stopping);
     }

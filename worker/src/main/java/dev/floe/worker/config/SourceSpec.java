@@ -23,10 +23,24 @@ public record SourceSpec(
     @JsonPropertyDescription("Name of a Secret whose keys are extra Kafka client properties (SASL, TLS).")
         String kafkaSecretRef,
     @JsonPropertyDescription("Extra Kafka consumer properties; values may be ${env:NAME} or ${file:/path}.")
-        Map<String, String> properties) {
+        Map<String, String> properties,
+    @JsonPropertyDescription("Where to start a partition the table holds no offset for: group (the consumer group's"
+            + " committed offset), earliest or latest. Unset: earliest, but a table holding nothing while the group has"
+            + " committed offsets (a dropped or re-created table) is refused rather than silently skipping what the group read.")
+        StartFrom startFrom) {
 
   public SourceSpec {
     topics = topics == null ? List.of() : List.copyOf(topics);
     properties = properties == null ? Map.of() : Map.copyOf(properties);
+  }
+
+  public SourceSpec(String bootstrapServers, List<String> topics, String topicPattern, String groupId, String kafkaSecretRef,
+      Map<String, String> properties) {
+    this(bootstrapServers, topics, topicPattern, groupId, kafkaSecretRef, properties, null);
+  }
+
+  /** The same source starting from {@code from} where the table holds nothing. */
+  public SourceSpec withStartFrom(StartFrom from) {
+    return new SourceSpec(bootstrapServers, topics, topicPattern, groupId, kafkaSecretRef, properties, from);
   }
 }

@@ -24,11 +24,14 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -50,6 +53,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SinkRunner.class);
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration LAG_EVERY = Duration.ofSeconds(2);
+  private static final Duration RANGE_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration LAG_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
 
   private final SinkSpec spec;
   private final TableRouter tables;
@@ -60,6 +66,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private final OpenBatch batch;
   private final GroupOffsets groupOffsets = new GroupOffsets();
   private final OutageLog outage = new OutageLog(LOG, "applying batches");
+  private final KafkaContact kafka;
+  /** Set when the group has handed this worker its (possibly empty) assignment; cleared when it is lost. */
+  private volatile boolean joined;
   private volatile boolean running = true;
   private volatile boolean subscribed;
   private volatile Throwable failure;
@@ -77,13 +86,23 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   }
 
   public SinkRunner(SinkSpec spec, TableRouter tables, WorkerMetrics metrics, SecretResolver secrets) {
+    this(spec, tables, metrics, secrets, System.getenv("FLOE_INSTANCE_ID"));
+  }
+
+  /**
+   * @param instanceId this worker's stable identity in the consumer group (static membership: the
+   *     pod name), or null for a dynamic member
+   */
+  public SinkRunner(SinkSpec spec, TableRouter tables, WorkerMetrics metrics, SecretResolver secrets, String instanceId) {
     this.spec = spec;
     this.tables = tables;
     this.metrics = metrics;
     this.batch = new OpenBatch(spec.commit());
     Map<String, String> extra = secrets.secretDirectory("source.kafkaSecretRef", spec.source().kafkaSecretRef());
     extra.putAll(secrets.resolveAll("source.properties", spec.source().properties()));
-    this.consumer = new KafkaConsumer<>(consumerProperties(extra), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.kafka = new KafkaContact(KafkaContact.properties(extra, spec.source().bootstrapServers(), "floe-admin-" + spec.sinkId()),
+        spec.source().bootstrapServers(), metrics);
     if (spec.deadLetter() != null && spec.deadLetter().topic() != null) {
       this.producer = new KafkaProducer<>(producerProperties(extra), new ByteArraySerializer(), new ByteArraySerializer());
       this.deadLetters = new KafkaDeadLetters(producer, spec.deadLetter().topic());
@@ -99,8 +118,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
   @Override
   public void run() {
-    subscribe();
     try {
+      if (!awaitKafka()) {
+        return; // stopped before Kafka could be reached: nothing read, nothing to commit
+      }
+      subscribe();
       while (running) {
         List<RawRecord> polled = poll();
         long now = System.nanoTime();
@@ -109,7 +131,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           flush();
         }
         if (now - lastLagNanos > LAG_EVERY.toNanos()) {
-          updateLag();
+          updateLag(); // also tells whether Kafka is reachable
           commitToKafka(groupOffsets.whileIdle(positions()));
           lastLagNanos = now;
         }
@@ -136,9 +158,39 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return running;
   }
 
-  /** Ready once subscribed and not in an outage. */
+  /**
+   * Ready once the group has handed this worker its assignment, while Kafka answers and batches
+   * commit: a worker that never reached the broker, or lost it, is not ready.
+   */
   public boolean isReady() {
-    return running && subscribed && !outage.isFailing();
+    return running && subscribed && joined && kafka.connected() && !outage.isFailing();
+  }
+
+  /**
+   * Before reading anything: reach Kafka (retrying, logged once, counted) and check that the
+   * dead-letter topic exists, so a missing one stops the worker now with what to create, not at the
+   * first bad record after a minute of silence.
+   *
+   * @return false when stopped before Kafka could be reached
+   */
+  private boolean awaitKafka() {
+    String dlq = spec.deadLetter() == null ? null : spec.deadLetter().topic();
+    Duration backoff = Duration.ofMillis(500);
+    while (running) {
+      boolean reached;
+      try {
+        reached = dlq != null && !dlq.isBlank() ? kafka.checkTopic(dlq, PROBE_TIMEOUT) : kafka.probe(PROBE_TIMEOUT);
+      } catch (DeadLetterTopicMissingException e) {
+        LOG.error("stopping: {}", e.getMessage());
+        throw e;
+      }
+      if (reached) {
+        return true;
+      }
+      sleepWhileRunning(backoff);
+      backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10) : backoff.multipliedBy(2);
+    }
+    return false;
   }
 
   /** The partitions this worker owns now. */
@@ -161,6 +213,19 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       return out;
     } catch (WakeupException e) {
       return List.of(); // stop() was called; the loop ends
+    } catch (OffsetOutOfRangeException e) {
+      ResumeRefusedException refused = outOfRange(e);
+      LOG.error("stopping: {}", refused.getMessage());
+      throw refused;
+    } catch (KafkaException e) {
+      // The consumer wraps what the rebalance listener throws: surface our own stop as itself.
+      for (Throwable c = e; c != null; c = c.getCause()) {
+        if (c instanceof ResumeRefusedException refused) {
+          LOG.error("stopping: {}", refused.getMessage());
+          throw refused;
+        }
+      }
+      throw e;
     }
   }
 
@@ -362,6 +427,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
       @Override
       public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        joined = false; // the group dropped this member (its session expired): not ready until it rejoins
         onPartitionsRevoked(partitions);
       }
 
@@ -370,6 +436,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         seekToTableOffsets(partitions);
         pauseStoppedTables(partitions); // a rebalance resumes what it hands back
         owned = Set.copyOf(consumer.assignment());
+        joined = true; // called after every rebalance, with nothing too: a member with no partitions is ready
+        kafka.reached();
       }
     };
     if (spec.source().topicPattern() != null && !spec.source().topicPattern().isBlank()) {
@@ -380,43 +448,104 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     subscribed = true;
   }
 
+  /**
+   * Seeks each assigned partition to the table's offset (the truth), or where {@code source.startFrom}
+   * says for partitions the table holds nothing for; stops, naming the partitions, where resuming
+   * would silently skip or re-read records (see {@link StartPosition}).
+   */
   private void seekToTableOffsets(Collection<TopicPartition> partitions) {
     if (partitions.isEmpty()) {
       return;
     }
     Map<SinkEngine, SinkOffsets> held = new HashMap<>();
+    Map<TopicPartition, Long> tableNext = new HashMap<>();
     Set<TopicPartition> unknown = new HashSet<>();
     for (TopicPartition tp : partitions) {
-      SinkEngine engine = tables.engineFor(tp.topic());
-      long next = held.computeIfAbsent(engine, SinkEngine::offsets).nextOffset(tp);
-      if (next >= 0) {
-        consumer.seek(tp, next);
-      } else {
+      long next = held.computeIfAbsent(tables.engineFor(tp.topic()), SinkEngine::offsets).nextOffset(tp);
+      tableNext.put(tp, next);
+      if (next < 0) {
         unknown.add(tp);
       }
     }
-    if (!unknown.isEmpty()) {
-      // The table holds nothing for these yet: Kafka's group offsets, else the reset policy.
-      consumer.committed(unknown).forEach((tp, committed) -> {
-        if (committed != null) {
-          consumer.seek(tp, committed.offset());
-        }
-      });
+    Map<TopicPartition, OffsetAndMetadata> committed = unknown.isEmpty() ? Map.of() : consumer.committed(unknown);
+    Map<TopicPartition, Long> starts = Map.of();
+    Map<TopicPartition, Long> ends = Map.of();
+    try {
+      starts = consumer.beginningOffsets(partitions, RANGE_TIMEOUT);
+      ends = consumer.endOffsets(partitions, RANGE_TIMEOUT);
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      // Not fatal: with auto.offset.reset=none an offset outside the log still fails the first fetch.
+      LOG.warn("could not read the log ranges of {} to check the table's offsets against them: {}", partitions, e.toString());
+    }
+    Map<String, List<String>> outOfRange = new LinkedHashMap<>();
+    Map<String, List<String>> startFromRequired = new LinkedHashMap<>();
+    for (TopicPartition tp : partitions) {
+      OffsetAndMetadata group = committed.get(tp);
+      StartPosition.Decision d = StartPosition.decide(tp, tableNext.get(tp), group == null ? null : group.offset(),
+          starts.get(tp), ends.get(tp), spec.source().startFrom());
+      String table = tables.engineFor(tp.topic()).tableId().toString();
+      if (d instanceof StartPosition.Seek s) {
+        consumer.seek(tp, s.offset());
+      } else if (d instanceof StartPosition.FromBeginning) {
+        consumer.seekToBeginning(List.of(tp));
+      } else if (d instanceof StartPosition.FromEnd) {
+        consumer.seekToEnd(List.of(tp));
+      } else if (d instanceof StartPosition.Refused r) {
+        (r.kind() == StartPosition.Kind.OUT_OF_RANGE ? outOfRange : startFromRequired)
+            .computeIfAbsent(table, t -> new java.util.ArrayList<>()).add(r.problem());
+      }
+    }
+    if (!outOfRange.isEmpty()) {
+      var first = outOfRange.entrySet().iterator().next();
+      throw ResumeRefusedException.outOfRange(first.getKey(), first.getValue());
+    }
+    if (!startFromRequired.isEmpty()) {
+      var first = startFromRequired.entrySet().iterator().next();
+      throw ResumeRefusedException.startFromRequired(first.getKey(), spec.source().groupId(), first.getValue());
     }
     held.forEach((engine, offsets) -> LOG.info("assigned partition(s) of {}; resuming from the table's offsets {}", engine.tableId(), offsets));
+  }
+
+  /**
+   * An out-of-range fetch (auto.offset.reset is none): records were deleted under the worker, or
+   * the topic re-created, while it ran. A stop like the one on assignment, never a silent reset.
+   */
+  private ResumeRefusedException outOfRange(OffsetOutOfRangeException e) {
+    Map<TopicPartition, Long> fetched = e.offsetOutOfRangePartitions();
+    Map<TopicPartition, Long> starts = Map.of();
+    Map<TopicPartition, Long> ends = Map.of();
+    try {
+      starts = consumer.beginningOffsets(fetched.keySet(), RANGE_TIMEOUT);
+      ends = consumer.endOffsets(fetched.keySet(), RANGE_TIMEOUT);
+    } catch (RuntimeException unreadable) {
+      LOG.debug("log ranges unreadable: {}", unreadable.toString());
+    }
+    List<String> problems = new java.util.ArrayList<>();
+    String table = null;
+    for (Map.Entry<TopicPartition, Long> f : fetched.entrySet()) {
+      table = table != null ? table : tables.engineFor(f.getKey().topic()).tableId().toString();
+      Long start = starts.get(f.getKey());
+      Long end = ends.get(f.getKey());
+      StartPosition.Decision d = StartPosition.decide(f.getKey(), f.getValue(), null, start, end, null);
+      problems.add(d instanceof StartPosition.Refused r ? r.problem()
+          : f.getKey() + ": the worker's position " + f.getValue() + " is outside the log [" + start + ", " + end + ")");
+    }
+    return ResumeRefusedException.outOfRange(table, problems);
   }
 
   private void updateLag() {
     Set<TopicPartition> assigned = consumer.assignment();
     if (assigned.isEmpty()) {
+      kafka.probe(LAG_TIMEOUT); // nothing to read the lag of: ask the cluster directly
       return;
     }
     try {
-      Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, Duration.ofSeconds(2));
+      Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, LAG_TIMEOUT);
+      kafka.reached();
       for (TopicPartition tp : assigned) {
         SinkEngine engine = tables.engineFor(tp.topic());
         meter(engine);
-        long position = consumer.position(tp, Duration.ofSeconds(2));
+        long position = consumer.position(tp, LAG_TIMEOUT);
         long end = ends.getOrDefault(tp, position);
         if (stoppedTables.containsKey(engine)) {
           // paused: nothing applies, so the lag is all that the table has not taken
@@ -428,6 +557,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       }
     } catch (WakeupException e) {
       running = false;
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      kafka.failed(e); // the broker did not answer: an outage, logged once and counted
     } catch (RuntimeException e) {
       LOG.debug("lag read failed: {}", e.toString());
     }
@@ -441,23 +572,29 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value(), headers);
   }
 
-  private Properties consumerProperties(Map<String, String> extra) {
+  private Properties consumerProperties(Map<String, String> extra, String instance) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.source().groupId());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+    // A sink reads topics, it never makes them: a deleted source topic must not come back empty
+    // (with the broker's default partitions) just because the worker asked for its metadata.
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     // Debezium under Kafka Connect with exactly-once source support writes transactions: never
     // apply an aborted record.
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "floe-" + spec.sinkId());
-    String instance = System.getenv("FLOE_INSTANCE_ID");
     if (instance != null && !instance.isBlank()) {
-      // Static membership: a restarted worker (same pod) takes its partitions back without a rebalance.
+      // Static membership: a worker restarted under the same id (a container restart keeps the pod
+      // name) takes its partitions back at once, fencing its dead predecessor, instead of waiting
+      // session.timeout.ms for the group to notice the old member is gone.
       p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
     }
     p.putAll(extra);
+    // Never reset silently: an offset outside the log raises (OffsetOutOfRangeException), and where
+    // the table holds nothing the worker seeks itself (source.startFrom), so no reset policy applies.
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     return p;
   }
 
@@ -475,6 +612,14 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return p;
   }
 
+  /** Sleeps, but returns soon after stop(). */
+  private void sleepWhileRunning(Duration d) {
+    long end = System.nanoTime() + d.toNanos();
+    while (running && System.nanoTime() < end) {
+      sleep(Duration.ofMillis(Math.min(100, Math.max(1, (end - System.nanoTime()) / 1_000_000))));
+    }
+  }
+
   private static void sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());
@@ -485,9 +630,14 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
   @Override
   public void close() {
-    consumer.close(Duration.ofSeconds(5));
+    // A static member stays in the group on a plain close (Kafka expects it back), so its partitions
+    // would sit idle for session.timeout.ms; a worker that is closed is going away (SIGTERM, scale
+    // down, a stop): leave, so the partitions move to the other workers at once (KIP-1092). Only a
+    // crash, which never gets here, keeps the membership for the restarted container to reclaim.
+    consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)).withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));
     }
+    kafka.close();
   }
 }

@@ -19,6 +19,8 @@ import org.apache.kafka.common.TopicPartition;
 public final class WorkerMetrics {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Counter commitFailures;
+  private final Counter kafkaFailures;
+  private final AtomicLong kafkaConnected = new AtomicLong();
   private final Map<String, TableMeters> tables = new ConcurrentHashMap<>();
   private final Map<TopicPartition, Lag> lag = new ConcurrentHashMap<>();
   private final Tags tags;
@@ -29,6 +31,23 @@ public final class WorkerMetrics {
     new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
     commitFailures = Counter.builder("floe.commit.failures").tags(tags)
         .description("batch commits that failed and were retried with backoff (catalog, storage or Kafka outages)").register(registry);
+    kafkaFailures = Counter.builder("floe.kafka.failures").tags(tags)
+        .description("calls to Kafka that failed (broker unreachable, timed out) and were retried").register(registry);
+    Gauge.builder("floe.kafka.connected", kafkaConnected, AtomicLong::get).tags(tags)
+        .description("1 while the worker reaches Kafka, 0 from a failed call until the next good one").register(registry);
+  }
+
+  public void kafkaFailed() {
+    kafkaFailures.increment();
+  }
+
+  /** Calls to Kafka that failed so far. */
+  public long kafkaFailures() {
+    return (long) kafkaFailures.count();
+  }
+
+  public void kafkaConnected(boolean connected) {
+    kafkaConnected.set(connected ? 1 : 0);
   }
 
   /** What one table's batches did; a sink routed to many tables has one set per table. */

@@ -78,6 +78,16 @@ class SinkConfigLoaderTest {
         .hasMessageContaining("source.group: unknown field 'group'");
     assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("requests: sum", "requests: average")))
         .hasMessageContaining("table.mergeRules.requests: 'average' is not one of last, last-non-null, sum, min, max, first");
+    assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("groupId: floe-orders", "groupId: floe-orders\n  startFrom: beginning")))
+        .hasMessageContaining("source.startFrom: 'beginning' is not one of group, earliest, latest");
+  }
+
+  @Test
+  void startFromReadsAsWrittenAndIsUnsetByDefault() {
+    assertThat(SinkConfigLoader.parse(VALID).source().startFrom()).isNull();
+    SinkSpec spec = SinkConfigLoader.parse(VALID.replace("groupId: floe-orders", "groupId: floe-orders\n  startFrom: earliest"));
+    assertThat(spec.source().startFrom()).isEqualTo(StartFrom.EARLIEST);
+    assertThat(SinkConfigLoader.toYaml(spec)).contains("startFrom: \"earliest\"");
   }
 
   @Test

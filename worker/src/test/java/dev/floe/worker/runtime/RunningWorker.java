@@ -23,13 +23,23 @@ final class RunningWorker {
 
   /** Starts a worker of the sink, routing its topics as {@code floe run} does. */
   static RunningWorker start(SinkSpec spec, LocalWarehouse warehouse) {
-    return start(spec, warehouse.catalog());
+    return start(spec, warehouse.catalog(), null);
   }
 
   /** Starts a worker of the sink on this catalog. */
   static RunningWorker start(SinkSpec spec, org.apache.iceberg.catalog.Catalog catalog) {
+    return start(spec, catalog, null);
+  }
+
+  /** Starts a worker of the sink that is a static member of its group under {@code instanceId}. */
+  static RunningWorker start(SinkSpec spec, LocalWarehouse warehouse, String instanceId) {
+    return start(spec, warehouse.catalog(), instanceId);
+  }
+
+  private static RunningWorker start(SinkSpec spec, org.apache.iceberg.catalog.Catalog catalog, String instanceId) {
     WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
-    RunningWorker w = new RunningWorker(new SinkRunner(spec, TableRouter.of(spec, catalog), metrics, SecretResolver.fromEnvironment()), metrics);
+    RunningWorker w = new RunningWorker(new SinkRunner(spec, TableRouter.of(spec, catalog), metrics,
+        SecretResolver.fromEnvironment(), instanceId), metrics);
     w.thread.start();
     return w;
   }
@@ -58,6 +68,21 @@ final class RunningWorker {
     }
     runner.close();
     return runner.failure();
+  }
+
+  /**
+   * Ends its loop but never closes its consumer, as a crash would: it does not leave the group (its
+   * client stays connected, so the group still counts it a member until someone takes its place).
+   * {@link SinkRunner#close()} it afterwards to release the client.
+   */
+  void abandon() {
+    runner.stop();
+    try {
+      thread.join(30_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    assertThat(thread.isAlive()).as("worker loop ended").isFalse();
   }
 
   /** Stops it as SIGTERM does, and checks that it stopped cleanly. */
