@@ -3,19 +3,23 @@ package dev.floe.worker.runtime;
 import dev.floe.worker.config.CommitSpec;
 import dev.floe.worker.decode.RawRecord;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * The records polled since the last commit. It closes on the first of the commit interval, the
- * record count and the byte count; a revoked partition's records leave it (their next owner
- * re-reads them from the table's offsets).
+ * record count and the byte count. It holds {@code maxRecords} exactly: a poll that brings more
+ * leaves the rest waiting, in order, for the next batch. A revoked partition's records leave it,
+ * waiting or not (their next owner re-reads them from the table's offsets).
  */
 public final class OpenBatch {
   private final CommitSpec policy;
   private final List<RawRecord> records = new ArrayList<>();
+  private final Deque<RawRecord> waiting = new ArrayDeque<>();
   private long bytes;
   private long openedAtNanos;
 
@@ -24,6 +28,10 @@ public final class OpenBatch {
   }
 
   public void add(RawRecord r, long nowNanos) {
+    if (records.size() >= policy.maxRecords()) {
+      waiting.add(r);
+      return;
+    }
     if (records.isEmpty()) {
       openedAtNanos = nowNanos;
     }
@@ -43,23 +51,44 @@ public final class OpenBatch {
 
   public void drop(Collection<TopicPartition> partitions) {
     records.removeIf(r -> partitions.contains(r.topicPartition()));
+    waiting.removeIf(r -> partitions.contains(r.topicPartition()));
     bytes = records.stream().mapToLong(RawRecord::sizeInBytes).sum();
   }
 
+  /** The records of this batch (not those waiting for the next). */
   public List<RawRecord> records() {
     return records;
   }
 
+  /** Polled and not committed, in the batch or waiting: what the lag of a partition still includes. */
+  public long uncommitted(TopicPartition tp) {
+    return records.stream().filter(r -> r.topicPartition().equals(tp)).count()
+        + waiting.stream().filter(r -> r.topicPartition().equals(tp)).count();
+  }
+
+  /** Whether nothing is polled and uncommitted, in the batch or waiting. */
   public boolean isEmpty() {
-    return records.isEmpty();
+    return records.isEmpty() && waiting.isEmpty();
   }
 
   public long bytes() {
     return bytes;
   }
 
+  /** After a commit: the next batch opens with the records that were waiting, as many as it holds. */
   public void clear() {
     records.clear();
+    bytes = 0;
+    long now = System.nanoTime();
+    while (!waiting.isEmpty() && records.size() < policy.maxRecords()) {
+      add(waiting.poll(), now);
+    }
+  }
+
+  /** Forgets every polled record, waiting or not: they are re-read from the tables' offsets. */
+  public void abandon() {
+    records.clear();
+    waiting.clear();
     bytes = 0;
   }
 }

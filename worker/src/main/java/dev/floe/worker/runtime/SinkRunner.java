@@ -136,7 +136,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           lastLagNanos = now;
         }
       }
-      if (!batch.isEmpty()) {
+      while (!batch.isEmpty()) { // the open batch, then any records waiting for the next
         LOG.info("stopping: committing the open batch of {} record(s)", batch.records().size());
         flush();
       }
@@ -234,7 +234,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     // committed holding these offsets and skips them.
     for (Map.Entry<SinkEngine, List<RawRecord>> part : tables.split(List.copyOf(batch.records())).entrySet()) {
       if (!apply(part.getKey(), part.getValue())) {
-        break;
+        batch.abandon(); // stopped in an outage: everything polled is re-read from the tables' offsets
+        return;
       }
     }
     batch.clear();
@@ -552,7 +553,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           metrics.lag(tp, Math.max(0, end - stoppedFrom.getOrDefault(tp, position)));
           continue;
         }
-        long uncommitted = batch.records().stream().filter(r -> r.topicPartition().equals(tp)).count();
+        long uncommitted = batch.uncommitted(tp);
         metrics.lag(tp, Math.max(0, end - position + uncommitted));
       }
     } catch (WakeupException e) {

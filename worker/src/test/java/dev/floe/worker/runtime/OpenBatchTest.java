@@ -1,0 +1,54 @@
+package dev.floe.worker.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.worker.config.CommitSpec;
+import dev.floe.worker.decode.RawRecord;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** A batch holds {@code maxRecords} exactly; what a poll brings beyond it waits, in order, for the next. */
+class OpenBatchTest {
+  @Test
+  void aPollLargerThanTheRoomLeftWaitsForTheNextBatchInOrder() {
+    // given room for 4 records and a poll of 10
+    OpenBatch batch = new OpenBatch(new CommitSpec("1h", 4, null));
+    records(0, 10).forEach(r -> batch.add(r, 0));
+
+    // then each batch holds exactly 4, in offset order, until the last 2
+    assertThat(offsets(batch)).containsExactly(0L, 1L, 2L, 3L);
+    assertThat(batch.isDue(0)).isTrue();
+    batch.clear();
+    assertThat(offsets(batch)).containsExactly(4L, 5L, 6L, 7L);
+    batch.clear();
+    assertThat(offsets(batch)).containsExactly(8L, 9L);
+    assertThat(batch.isDue(0)).as("not full, interval not passed").isFalse();
+    batch.clear();
+    assertThat(batch.isEmpty()).isTrue();
+  }
+
+  @Test
+  void waitingRecordsCountAsUncommittedAndLeaveWithTheirPartition() {
+    OpenBatch batch = new OpenBatch(new CommitSpec("1h", 4, null));
+    records(0, 10).forEach(r -> batch.add(r, 0));
+    TopicPartition tp = new TopicPartition("t", 0);
+    assertThat(batch.uncommitted(tp)).isEqualTo(10);
+
+    batch.drop(List.of(tp));
+    assertThat(batch.isEmpty()).isTrue();
+    records(10, 16).forEach(r -> batch.add(r, 0));
+    batch.abandon();
+    assertThat(batch.isEmpty()).isTrue();
+  }
+
+  private static List<RawRecord> records(int from, int to) {
+    return IntStream.range(from, to).mapToObj(o -> new RawRecord("t", 0, o, null, "{}".getBytes(StandardCharsets.UTF_8))).toList();
+  }
+
+  private static List<Long> offsets(OpenBatch batch) {
+    return batch.records().stream().map(RawRecord::offset).toList();
+  }
+}
