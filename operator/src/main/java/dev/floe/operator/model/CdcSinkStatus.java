@@ -21,6 +21,9 @@ public class CdcSinkStatus {
   @JsonPropertyDescription("Workers the lag calls for.")
   public Integer desiredReplicas;
 
+  @JsonPropertyDescription("Workers running / workers the lag calls for, e.g. 1/2: the Replicas column of kubectl get.")
+  public String replicasSummary;
+
   @JsonPropertyDescription("Records not yet applied: end offsets minus the consumer group's committed offsets.")
   public LagStatus lag;
 

@@ -132,6 +132,7 @@ class CdcSinkReconcilerTest {
     assertThat(scaled.getStatus().lag.partitions).hasSize(4);
     assertThat(events(sink, "ScaledUp")).anyMatch(e -> e.getMessage().contains("workers 0 -> 3"));
     assertThat(condition(sink, "Ready")).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("False"));
+    assertThat(scaled.getStatus().replicasSummary).isEqualTo("0/3"); // kubectl get's Replicas column: running/desired
 
     if (cluster.mock()) { // the mock server has no Deployment controller: play its part
       Deployment d = get(Deployment.class, sink.getMetadata().getName() + "-worker").orElseThrow();
@@ -142,6 +143,7 @@ class CdcSinkReconcilerTest {
       assertThat(c.getStatus()).isEqualTo("True");
       assertThat(c.getReason()).isEqualTo("WorkersReady");
     }));
+    assertThat(current(sink).getStatus().replicasSummary).isEqualTo("3/3");
 
     commitToEnd(sink.getSpec().source().groupId(), topic); // the workers caught up
     await().atMost(Duration.ofSeconds(30)).until(() -> replicas(sink), n -> n == 0);

@@ -9,6 +9,7 @@ import java.util.regex.PatternSyntaxException;
 /** Checks a sink config before anything runs, collecting every problem with a hint. */
 public final class SinkSpecValidator {
   private static final Pattern TABLE_NAME = Pattern.compile(TableSpec.NAME_PATTERN);
+  private static final Pattern TOPIC = Pattern.compile(DeadLetterSpec.TOPIC_PATTERN);
 
   private SinkSpecValidator() {}
 
@@ -71,10 +72,22 @@ public final class SinkSpecValidator {
         }
       }
     }
+    positive(out, "commit.interval", spec.commit().interval(), "10s");
+    CompactionSpec compaction = spec.compaction();
+    if (compaction.schedule() != null && !CronSchedules.isValid(compaction.schedule())) {
+      out.add(new ConfigProblem("compaction.schedule", "is not a cron schedule (five fields, or @hourly, @daily, ...): '"
+          + compaction.schedule() + "'", "0 */2 * * *"));
+    }
     try {
-      spec.commit().intervalDuration();
+      compaction.expireAfterDuration();
     } catch (IllegalArgumentException e) {
-      out.add(new ConfigProblem("commit.interval", e.getMessage(), "10s"));
+      out.add(new ConfigProblem("compaction.expireAfter", e.getMessage(), "5d"));
+    }
+    positive(out, "compaction.orphanAfter", compaction.orphanAfter(), "3d");
+    if (spec.deadLetter() != null && !blank(spec.deadLetter().topic())
+        && !TOPIC.matcher(spec.deadLetter().topic()).matches()) {
+      out.add(new ConfigProblem("deadLetter.topic", "is not a Kafka topic name (letters, digits, '.', '_', '-'): '"
+          + spec.deadLetter().topic() + "'", "floe.dlq.orders"));
     }
     if (spec.commit().maxRecords() < 1) {
       out.add(new ConfigProblem("commit.maxRecords", "must be at least 1", "500000"));
@@ -90,6 +103,15 @@ public final class SinkSpecValidator {
           + " or set onError: fail to stop the sink on the first one", "deadLetter: {topic: floe.dlq.orders}"));
     }
     return out;
+  }
+
+  /** Every interval must parse and be longer than zero: a zero interval would spin. */
+  public static void positive(List<ConfigProblem> out, String field, String value, String example) {
+    try {
+      Durations.parsePositive(value);
+    } catch (IllegalArgumentException e) {
+      out.add(new ConfigProblem(field, e.getMessage(), example));
+    }
   }
 
   private static boolean blank(String s) {
