@@ -61,13 +61,14 @@ class CdcSinkReconcilerTest {
   static KubernetesClient client;
   static EmbeddedKafka kafka;
   static Operator operator;
+  static final dev.floe.operator.OperatorMetrics metrics = new dev.floe.operator.OperatorMetrics();
 
   @BeforeAll
   static void start() throws Exception {
     cluster = TestCluster.start();
     client = cluster.client();
     kafka = new EmbeddedKafka();
-    operator = FloeOperator.start(client, new FloeOperator.Settings(Set.of(), "floe-worker:test", null, !cluster.mock()));
+    operator = FloeOperator.start(client, new FloeOperator.Settings(Set.of(), "floe-worker:test", null, !cluster.mock()), metrics);
   }
 
   @AfterAll
@@ -131,6 +132,10 @@ class CdcSinkReconcilerTest {
     assertThat(scaled.getStatus().lag.total).isEqualTo(25);
     assertThat(scaled.getStatus().lag.partitions).hasSize(4);
     assertThat(events(sink, "ScaledUp")).anyMatch(e -> e.getMessage().contains("workers 0 -> 3"));
+    assertThat(metrics.scrape()).as("the operator's /metrics")
+        .containsPattern("floe_operator_scaling_decisions_total\\{direction=\"up\"} [1-9]")
+        .containsPattern("floe_operator_lag_reads_total [1-9]")
+        .containsPattern("operator_sdk_reconciliations_started_total[^\\n]* [1-9]");
     assertThat(condition(sink, "Ready")).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("False"));
     assertThat(scaled.getStatus().replicasSummary).isEqualTo("0/3"); // kubectl get's Replicas column: running/desired
 
