@@ -9,7 +9,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The operator's Prometheus metrics: JOSDK's own reconcile metrics ({@code
@@ -21,7 +21,7 @@ public final class OperatorMetrics {
   private final Counter lagReadFailures;
   private final Counter scaledUp;
   private final Counter scaledDown;
-  private final Map<List<String>, AtomicInteger> replicas = new ConcurrentHashMap<>();
+  private final Map<List<String>, AtomicLong> gauges = new ConcurrentHashMap<>();
 
   public OperatorMetrics() {
     new JvmMemoryMetrics().bindTo(registry);
@@ -55,16 +55,26 @@ public final class OperatorMetrics {
 
   /** A sink's workers, running and desired: replicas over time on the dashboard. */
   public void replicas(String namespace, String sink, int running, int desired) {
-    gauge(namespace, sink, "running").set(running);
-    gauge(namespace, sink, "desired").set(desired);
+    String about = "workers of a sink: running (the Deployment's) or desired (what the lag calls for)";
+    gauge("floe.operator.replicas", about, "namespace", namespace, "sink", sink, "state", "running").set(running);
+    gauge("floe.operator.replicas", about, "namespace", namespace, "sink", sink, "state", "desired").set(desired);
   }
 
-  private AtomicInteger gauge(String namespace, String sink, String state) {
-    return replicas.computeIfAbsent(List.of(namespace, sink, state), k -> {
-      AtomicInteger value = new AtomicInteger();
-      Gauge.builder("floe.operator.replicas", value, AtomicInteger::get)
-          .tags("namespace", namespace, "sink", sink, "state", state)
-          .description("workers of a sink: running (the Deployment's) or desired (what the lag calls for)").register(registry);
+  /**
+   * A sink's consumer-group lag as the operator last read it: there also while the sink is scaled
+   * to zero and no worker reports its own {@code floe_lag}.
+   */
+  public void lag(String namespace, String sink, long total) {
+    gauge("floe.operator.lag", "records the sink's consumer group is behind, over all partitions", "namespace", namespace, "sink", sink)
+        .set(total);
+  }
+
+  private AtomicLong gauge(String name, String description, String... tags) {
+    List<String> key = new java.util.ArrayList<>(List.of(tags));
+    key.add(0, name);
+    return gauges.computeIfAbsent(List.copyOf(key), k -> {
+      AtomicLong value = new AtomicLong();
+      Gauge.builder(name, value, AtomicLong::get).tags(tags).description(description).register(registry);
       return value;
     });
   }

@@ -15,6 +15,7 @@ class OperatorMetricsTest {
     metrics.scaled(3, 1);
     metrics.scaled(1, 0);
     metrics.replicas("analytics", "orders", 1, 2);
+    metrics.lag("analytics", "orders", 25);
 
     assertThat(metrics.scrape())
         .contains("floe_operator_lag_reads_total 2.0")
@@ -22,6 +23,7 @@ class OperatorMetricsTest {
         .contains("floe_operator_scaling_decisions_total{direction=\"up\"} 1.0")
         .contains("floe_operator_scaling_decisions_total{direction=\"down\"} 2.0")
         .contains("floe_operator_replicas{namespace=\"analytics\",sink=\"orders\",state=\"running\"} 1.0")
-        .contains("floe_operator_replicas{namespace=\"analytics\",sink=\"orders\",state=\"desired\"} 2.0");
+        .contains("floe_operator_replicas{namespace=\"analytics\",sink=\"orders\",state=\"desired\"} 2.0")
+        .contains("floe_operator_lag{namespace=\"analytics\",sink=\"orders\"} 25.0");
   }
 }

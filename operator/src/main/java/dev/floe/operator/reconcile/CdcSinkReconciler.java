@@ -147,6 +147,7 @@ public class CdcSinkReconciler implements Reconciler<CdcSink> {
       status.lag.readTime = now.toString();
       status.lag.error = null;
       metrics.lagRead(true);
+      metrics.lag(sink.getMetadata().getNamespace(), sink.getMetadata().getName(), lag.total());
       return lag;
     } catch (LagReadException e) {
       metrics.lagRead(false);
