@@ -19,6 +19,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
     getDescription = "Workers running / workers the lag calls for")
 @AdditionalPrinterColumn(name = "Table", jsonPath = ".spec.table.name", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(name = "Last Commit", jsonPath = ".status.lastCommit.time", type = AdditionalPrinterColumn.Type.DATE, priority = 1,
+    getDescription = "When a worker last committed a snapshot to the table")
 @AdditionalPrinterColumn(name = "Reason", jsonPath = ".status.conditions[?(@.type==\"Ready\")].reason", type = AdditionalPrinterColumn.Type.STRING,
     priority = 1, getDescription = "Why the sink is or is not Ready")
 public class CdcSink extends CustomResource<CdcSinkSpec, CdcSinkStatus> implements Namespaced {

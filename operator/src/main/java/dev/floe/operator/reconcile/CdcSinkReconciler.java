@@ -146,6 +146,11 @@ public class CdcSinkReconciler implements Reconciler<CdcSink> {
       status.lag.partitionCount = lag.partitions().size();
       status.lag.readTime = now.toString();
       status.lag.error = null;
+      if (lag.lastCommit() != null) { // offsets without a stamp (a worker yet to commit) keep the last one known
+        status.lastCommit = new CdcSinkStatus.CommitStatus();
+        status.lastCommit.time = lag.lastCommit().toString();
+        status.lastCommit.snapshotId = lag.lastSnapshotId();
+      }
       metrics.lagRead(true);
       metrics.lag(sink.getMetadata().getNamespace(), sink.getMetadata().getName(), lag.total());
       return lag;

@@ -35,7 +35,7 @@ class CrdDocumentationTest {
     List<String> wide = new ArrayList<>();
     version().path("additionalPrinterColumns").forEach(c -> (c.path("priority").asInt() == 0 ? normal : wide).add(c.get("name").asText()));
     assertThat(normal).containsExactly("Ready", "Lag", "Replicas", "Table", "Age");
-    assertThat(wide).containsExactly("Reason");
+    assertThat(wide).containsExactly("Last Commit", "Reason");
     JsonNode replicas = CrdSchema.at(version().path("schema").path("openAPIV3Schema"), "status.replicasSummary");
     assertThat(replicas).as("the Replicas column reads status.replicasSummary").isNotNull();
   }

@@ -153,6 +153,11 @@ class CdcSinkReconcilerTest {
     commitToEnd(sink.getSpec().source().groupId(), topic); // the workers caught up
     await().atMost(Duration.ofSeconds(30)).until(() -> replicas(sink), n -> n == 0);
     assertThat(current(sink).getStatus().lag.total).isZero();
+    assertThat(current(sink).getStatus().lastCommit).as("the workers' last commit, read with the lag (kubectl get -o wide)")
+        .satisfies(c -> {
+          assertThat(c.time).isEqualTo(STAMPED.toString());
+          assertThat(c.snapshotId).isEqualTo(42L);
+        });
     // first to one worker once the lag stayed low for the stabilization window, then to zero once idle
     assertThat(events(sink, "ScaledDown")).extracting(Event::getMessage)
         .anyMatch(m -> m.startsWith("workers 3 -> 1"))
@@ -359,6 +364,8 @@ class CdcSinkReconcilerTest {
     }
   }
 
+  static final java.time.Instant STAMPED = java.time.Instant.parse("2026-03-01T10:00:00Z");
+
   private static void commitToEnd(String group, String topic) throws Exception {
     try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", kafka.bootstrapServers()))) {
       Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
@@ -366,7 +373,9 @@ class CdcSinkReconcilerTest {
         latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
       }
       Map<TopicPartition, OffsetAndMetadata> end = new java.util.HashMap<>();
-      admin.listOffsets(latest).all().get().forEach((tp, info) -> end.put(tp, new OffsetAndMetadata(info.offset())));
+      // as a worker commits them after a snapshot: stamped with its time and id
+      admin.listOffsets(latest).all().get().forEach((tp, info) ->
+          end.put(tp, new OffsetAndMetadata(info.offset(), dev.floe.worker.runtime.CommitStamp.of(STAMPED, 42))));
       admin.alterConsumerGroupOffsets(group, end).all().get();
     }
   }
