@@ -10,12 +10,16 @@ import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /**
  * The spec of a {@code CdcSink}: the worker's own sink config (the same model as {@code floe run
  * --config}), plus how the operator scales and dresses the worker pods.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// onError: dead-letter is the default, and without a topic the first bad record would stop the sink
+@ValidationRule(value = "(has(self.onError) && self.onError == 'fail') || (has(self.deadLetter) && has(self.deadLetter.topic))",
+    message = "deadLetter.topic is required with onError: dead-letter (the default); or set onError: fail")
 public record CdcSinkSpec(
     @JsonPropertyDescription("The Kafka topics that Debezium writes the source table's changes to.") @Required SourceSpec source,
     @JsonPropertyDescription("The Iceberg table kept equal to the source, and its catalog.") @Required TableSpec table,

@@ -21,6 +21,9 @@ public class CdcSinkStatus {
   @JsonPropertyDescription("Workers the lag calls for.")
   public Integer desiredReplicas;
 
+  @JsonPropertyDescription("Workers running / workers the lag calls for, e.g. 1/2: the Replicas column of kubectl get.")
+  public String replicasSummary;
+
   @JsonPropertyDescription("Records not yet applied: end offsets minus the consumer group's committed offsets.")
   public LagStatus lag;
 
@@ -32,6 +35,9 @@ public class CdcSinkStatus {
 
   @JsonPropertyDescription("Last time the worker count changed (RFC 3339).")
   public String lastScaleTime;
+
+  @JsonPropertyDescription("The newest snapshot the workers committed to the table, as they stamp it on the consumer group's offsets.")
+  public CommitStatus lastCommit;
 
   @JsonPropertyDescription("The newest finished compaction Job and its report.")
   public CompactionStatus lastCompaction;
@@ -53,6 +59,16 @@ public class CdcSinkStatus {
 
     @JsonPropertyDescription("Why the last lag read failed; the lag above is older then, and replicas are held.")
     public String error;
+  }
+
+  /** The newest snapshot commit of the sink's workers. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public static class CommitStatus {
+    @JsonPropertyDescription("When a worker committed it (RFC 3339).")
+    public String time;
+
+    @JsonPropertyDescription("The Iceberg snapshot id.")
+    public Long snapshotId;
   }
 
   /** The result of the newest finished compaction Job. */

@@ -1,5 +1,6 @@
 package dev.floe.operator.reconcile;
 
+import dev.floe.operator.OperatorMetrics;
 import dev.floe.operator.dependent.CompactionCronJob;
 import dev.floe.operator.dependent.CompactionScheduled;
 import dev.floe.operator.dependent.MetricsService;
@@ -49,8 +50,14 @@ public class CdcSinkReconciler implements Reconciler<CdcSink> {
   private final SinkSecrets secrets;
   private final Clock clock;
   private final String defaultImage;
+  private final OperatorMetrics metrics;
 
   public CdcSinkReconciler(LagReader lagReader, Clock clock, String defaultImage) {
+    this(lagReader, clock, defaultImage, new OperatorMetrics());
+  }
+
+  public CdcSinkReconciler(LagReader lagReader, Clock clock, String defaultImage, OperatorMetrics metrics) {
+    this.metrics = metrics;
     this.lagReader = lagReader;
     this.secrets = new SinkSecrets();
     this.clock = clock;
@@ -100,6 +107,7 @@ public class CdcSinkReconciler implements Reconciler<CdcSink> {
     shared.reconcileManagedWorkflow();
 
     if (plan.changes(current)) {
+      metrics.scaled(current, plan.replicas());
       String why = lag == null ? "" : ": lag " + lag.total() + " over " + lag.partitions().size() + " partitions";
       events.normal(sink, plan.replicas() > current ? "ScaledUp" : "ScaledDown",
           "workers " + current + " -> " + plan.replicas() + " (" + plan.reason().description + ")" + why);
@@ -112,6 +120,7 @@ public class CdcSinkReconciler implements Reconciler<CdcSink> {
     status.observedGeneration = generation;
     CompactionResults.latest(context.getClient(), sink).ifPresent(c -> status.lastCompaction = c);
     SinkHealth.report(status, context.getSecondaryResource(Deployment.class).orElse(null), plan, generation, now);
+    metrics.replicas(sink.getMetadata().getNamespace(), sink.getMetadata().getName(), status.replicas, plan.replicas());
     return UpdateControl.patchStatus(sink).rescheduleAfter(policy.pollIntervalDuration());
   }
 
@@ -137,8 +146,16 @@ public class CdcSinkReconciler implements Reconciler<CdcSink> {
       status.lag.partitionCount = lag.partitions().size();
       status.lag.readTime = now.toString();
       status.lag.error = null;
+      if (lag.lastCommit() != null) { // offsets without a stamp (a worker yet to commit) keep the last one known
+        status.lastCommit = new CdcSinkStatus.CommitStatus();
+        status.lastCommit.time = lag.lastCommit().toString();
+        status.lastCommit.snapshotId = lag.lastSnapshotId();
+      }
+      metrics.lagRead(true);
+      metrics.lag(sink.getMetadata().getNamespace(), sink.getMetadata().getName(), lag.total());
       return lag;
     } catch (LagReadException e) {
+      metrics.lagRead(false);
       status.lag.error = Redactor.redact(e.getMessage()); // total and partitions stay as last read; replicas are held
       LOG.warn("{}/{}: {}", sink.getMetadata().getNamespace(), sink.getMetadata().getName(), status.lag.error);
       return null;

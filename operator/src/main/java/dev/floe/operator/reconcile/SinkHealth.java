@@ -20,6 +20,7 @@ final class SinkHealth {
     int updated = d == null || d.getUpdatedReplicas() == null ? 0 : d.getUpdatedReplicas();
     int desired = plan.replicas();
     status.replicas = running;
+    status.replicasSummary = running + "/" + desired;
     String lag = status.lag == null || status.lag.total == null ? "lag unknown" : "lag " + status.lag.total;
     if (status.lag != null && status.lag.error != null) {
       lag += " (last read failed: " + status.lag.error + ")";

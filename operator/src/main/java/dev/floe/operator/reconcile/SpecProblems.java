@@ -35,7 +35,7 @@ public final class SpecProblems {
     }
     duration(out, "scaling.idleAfter", s.idleAfter(), "5m", s::idleAfterDuration);
     duration(out, "scaling.scaleDownStabilization", s.scaleDownStabilization(), "2m", s::scaleDownStabilizationDuration);
-    duration(out, "scaling.pollInterval", s.pollInterval(), "15s", s::pollIntervalDuration);
+    SinkSpecValidator.positive(out, "scaling.pollInterval", s.pollInterval(), "15s");
     return out;
   }
 

@@ -1,7 +1,9 @@
 package dev.floe.operator.scale;
 
 import dev.floe.worker.config.SourceSpec;
+import dev.floe.worker.runtime.CommitStamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,12 +56,19 @@ public final class KafkaLagReader implements LagReader, AutoCloseable {
       Map<TopicPartition, Long> end = offsets(admin, partitions, OffsetSpec.latest());
       Map<TopicPartition, Long> start = offsets(admin, partitions.stream().filter(tp -> committed.get(tp) == null).toList(), OffsetSpec.earliest());
       Map<TopicPartition, Long> lag = new HashMap<>();
+      Instant lastCommit = null;
+      Long lastSnapshot = null;
       for (TopicPartition tp : partitions) {
         OffsetAndMetadata c = committed.get(tp);
         long from = c != null ? c.offset() : start.getOrDefault(tp, 0L);
         lag.put(tp, Math.max(0, end.getOrDefault(tp, 0L) - from));
+        Instant stamped = c == null ? null : CommitStamp.timeOf(c.metadata()).orElse(null);
+        if (stamped != null && (lastCommit == null || stamped.isAfter(lastCommit))) {
+          lastCommit = stamped;
+          lastSnapshot = CommitStamp.snapshotOf(c.metadata()).orElse(null);
+        }
       }
-      return new ConsumerLag(lag);
+      return new ConsumerLag(lag, lastCommit, lastSnapshot);
     } catch (ExecutionException | TimeoutException e) {
       drop(config, admin);
       throw new LagReadException("cannot read the lag of group " + source.groupId() + " at " + source.bootstrapServers() + ": "

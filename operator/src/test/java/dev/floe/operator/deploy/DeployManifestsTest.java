@@ -14,7 +14,11 @@ import dev.floe.operator.dependent.WorkerPods;
 import dev.floe.operator.model.CdcSink;
 import dev.floe.operator.reconcile.SpecProblems;
 import dev.floe.worker.cli.Floe;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -56,7 +60,10 @@ class DeployManifestsTest {
   static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
       "Deployment", Deployment.class, "ServiceAccount", ServiceAccount.class,
       "ClusterRole", ClusterRole.class, "ClusterRoleBinding", ClusterRoleBinding.class,
-      "Role", Role.class, "RoleBinding", RoleBinding.class);
+      "Role", Role.class, "RoleBinding", RoleBinding.class,
+      "Service", Service.class, "PodDisruptionBudget", PodDisruptionBudget.class, "ConfigMap", ConfigMap.class);
+  /** The Prometheus Operator's kinds: no Java model here, read as generic resources. */
+  static final List<String> MONITORING_KINDS = List.of("ServiceMonitor", "PrometheusRule");
 
   @Test
   void theChartShipsTheGeneratedCrd() throws IOException {
@@ -162,13 +169,17 @@ class DeployManifestsTest {
     }
   }
 
-  private static List<HasMetadata> render(Map<String, String> values) throws IOException {
+  static List<HasMetadata> render(Map<String, String> values) throws IOException {
     var template = new Helm(CHART).template().withName("floe").withNamespace("floe-system");
     values.forEach(template::set);
     List<HasMetadata> out = new ArrayList<>();
     for (String doc : template.call().split("(?m)^---\\s*$")) {
       JsonNode node = new YAMLMapper().readTree(doc);
       if (node == null || node.isEmpty() || node.isMissingNode()) {
+        continue;
+      }
+      if (MONITORING_KINDS.contains(node.get("kind").asText())) {
+        out.add(new ObjectMapper().treeToValue(node, GenericKubernetesResource.class)); // no schema to be strict with
         continue;
       }
       Class<? extends HasMetadata> type = KINDS.get(node.get("kind").asText());
@@ -178,7 +189,7 @@ class DeployManifestsTest {
     return out;
   }
 
-  private static <T> T only(List<HasMetadata> objects, Class<T> type) {
+  static <T> T only(List<HasMetadata> objects, Class<T> type) {
     List<T> found = objects.stream().filter(type::isInstance).map(type::cast).toList();
     assertThat(found).hasSize(1);
     return found.get(0);

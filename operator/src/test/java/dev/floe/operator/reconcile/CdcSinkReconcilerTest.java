@@ -61,13 +61,14 @@ class CdcSinkReconcilerTest {
   static KubernetesClient client;
   static EmbeddedKafka kafka;
   static Operator operator;
+  static final dev.floe.operator.OperatorMetrics metrics = new dev.floe.operator.OperatorMetrics();
 
   @BeforeAll
   static void start() throws Exception {
     cluster = TestCluster.start();
     client = cluster.client();
     kafka = new EmbeddedKafka();
-    operator = FloeOperator.start(client, new FloeOperator.Settings(Set.of(), "floe-worker:test", null, !cluster.mock()));
+    operator = FloeOperator.start(client, new FloeOperator.Settings(Set.of(), "floe-worker:test", null, !cluster.mock()), metrics);
   }
 
   @AfterAll
@@ -131,7 +132,12 @@ class CdcSinkReconcilerTest {
     assertThat(scaled.getStatus().lag.total).isEqualTo(25);
     assertThat(scaled.getStatus().lag.partitions).hasSize(4);
     assertThat(events(sink, "ScaledUp")).anyMatch(e -> e.getMessage().contains("workers 0 -> 3"));
+    assertThat(metrics.scrape()).as("the operator's /metrics")
+        .containsPattern("floe_operator_scaling_decisions_total\\{direction=\"up\"} [1-9]")
+        .containsPattern("floe_operator_lag_reads_total [1-9]")
+        .containsPattern("operator_sdk_reconciliations_started_total[^\\n]* [1-9]");
     assertThat(condition(sink, "Ready")).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("False"));
+    assertThat(scaled.getStatus().replicasSummary).isEqualTo("0/3"); // kubectl get's Replicas column: running/desired
 
     if (cluster.mock()) { // the mock server has no Deployment controller: play its part
       Deployment d = get(Deployment.class, sink.getMetadata().getName() + "-worker").orElseThrow();
@@ -142,10 +148,16 @@ class CdcSinkReconcilerTest {
       assertThat(c.getStatus()).isEqualTo("True");
       assertThat(c.getReason()).isEqualTo("WorkersReady");
     }));
+    assertThat(current(sink).getStatus().replicasSummary).isEqualTo("3/3");
 
     commitToEnd(sink.getSpec().source().groupId(), topic); // the workers caught up
     await().atMost(Duration.ofSeconds(30)).until(() -> replicas(sink), n -> n == 0);
     assertThat(current(sink).getStatus().lag.total).isZero();
+    assertThat(current(sink).getStatus().lastCommit).as("the workers' last commit, read with the lag (kubectl get -o wide)")
+        .satisfies(c -> {
+          assertThat(c.time).isEqualTo(STAMPED.toString());
+          assertThat(c.snapshotId).isEqualTo(42L);
+        });
     // first to one worker once the lag stayed low for the stabilization window, then to zero once idle
     assertThat(events(sink, "ScaledDown")).extracting(Event::getMessage)
         .anyMatch(m -> m.startsWith("workers 3 -> 1"))
@@ -352,6 +364,8 @@ class CdcSinkReconcilerTest {
     }
   }
 
+  static final java.time.Instant STAMPED = java.time.Instant.parse("2026-03-01T10:00:00Z");
+
   private static void commitToEnd(String group, String topic) throws Exception {
     try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", kafka.bootstrapServers()))) {
       Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
@@ -359,7 +373,9 @@ class CdcSinkReconcilerTest {
         latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
       }
       Map<TopicPartition, OffsetAndMetadata> end = new java.util.HashMap<>();
-      admin.listOffsets(latest).all().get().forEach((tp, info) -> end.put(tp, new OffsetAndMetadata(info.offset())));
+      // as a worker commits them after a snapshot: stamped with its time and id
+      admin.listOffsets(latest).all().get().forEach((tp, info) ->
+          end.put(tp, new OffsetAndMetadata(info.offset(), dev.floe.worker.runtime.CommitStamp.of(STAMPED, 42))));
       admin.alterConsumerGroupOffsets(group, end).all().get();
     }
   }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.quickstart.EmbeddedKafka;
+import dev.floe.worker.runtime.CommitStamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
@@ -47,6 +49,27 @@ class KafkaLagReaderTest {
       assertThat(lag.byName()).containsExactly(
           Map.entry("pg.public.orders-0", 3L), Map.entry("pg.public.orders-1", 4L), Map.entry("pg.public.orders-2", 0L));
       assertThat(lag.total()).isEqualTo(7);
+    }
+  }
+
+  @Test
+  void theNewestCommitStampOfTheWorkersComesWithTheLag() throws Exception {
+    kafka.createTopic("pg.public.refunds", 3);
+    Instant older = Instant.parse("2026-03-01T10:00:00Z");
+    Instant newer = Instant.parse("2026-03-01T10:05:00Z");
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+      admin.alterConsumerGroupOffsets("floe-refunds", Map.of(
+          new TopicPartition("pg.public.refunds", 0), new OffsetAndMetadata(0, CommitStamp.of(older, 11)),
+          new TopicPartition("pg.public.refunds", 1), new OffsetAndMetadata(0, CommitStamp.of(newer, 12)),
+          new TopicPartition("pg.public.refunds", 2), new OffsetAndMetadata(0, "written by another tool"))).all().get();
+    }
+    try (KafkaLagReader reader = new KafkaLagReader(Duration.ofSeconds(10))) {
+      ConsumerLag lag = reader.read(source(List.of("pg.public.refunds"), null, "floe-refunds"), Map.of());
+      assertThat(lag.lastCommit()).isEqualTo(newer);
+      assertThat(lag.lastSnapshotId()).isEqualTo(12L);
+
+      ConsumerLag none = reader.read(source(List.of("pg.public.refunds"), null, "floe-never-committed"), Map.of());
+      assertThat(none.lastCommit()).as("a group without stamped offsets").isNull();
     }
   }
 

@@ -2,6 +2,7 @@ package dev.floe.worker.config;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -11,6 +12,10 @@ import java.util.regex.Pattern;
  * ${file:/path}}) and resolved only when the catalog is built; {@link #toString()} redacts them.
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
+@ValidationRule(value = "!has(self.type) || !(self.type in ['jdbc', 'rest', 'nessie']) || (has(self.uri) && size(self.uri) > 0)",
+    message = "uri is required for a jdbc, rest or nessie catalog")
+@ValidationRule(value = "(has(self.type) && !(self.type in ['local', 'hadoop', 'jdbc'])) || (has(self.warehouse) && size(self.warehouse) > 0)",
+    message = "warehouse is required for a local (the default), hadoop or jdbc catalog")
 public record CatalogSpec(
     @JsonPropertyDescription(
             "Catalog type: local (SQLite file in the warehouse, the default), jdbc, rest, nessie,"

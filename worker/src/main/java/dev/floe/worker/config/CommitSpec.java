@@ -1,6 +1,8 @@
 package dev.floe.worker.config;
 
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
@@ -10,7 +12,8 @@ import java.time.Duration;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CommitSpec(
     @JsonPropertyDescription("Longest time a batch stays open, e.g. 10s, 1m, 500ms (default 10s).")
-        String interval,
+        @ValidationRule(value = Durations.POSITIVE_RULE, message = Durations.POSITIVE_MESSAGE)
+        @Size(max = Durations.MAX_LENGTH) String interval,
     @JsonPropertyDescription("Most records in one batch (default 500000).") @Min(1) Integer maxRecords,
     @JsonPropertyDescription("Most bytes of record payload in one batch (default 256 MiB).")
         @Min(1) Long maxBytes) {

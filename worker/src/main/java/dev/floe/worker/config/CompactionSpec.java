@@ -1,6 +1,9 @@
 package dev.floe.worker.config;
 
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
@@ -9,13 +12,17 @@ import java.time.Duration;
 /** What {@code floe compact} does to the sink's table, and how hard. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CompactionSpec(
-    @JsonPropertyDescription("Cron schedule of the compaction Job (operator), e.g. \"0 */2 * * *\".") String schedule,
+    @JsonPropertyDescription("Cron schedule of the compaction Job (operator), e.g. \"0 */2 * * *\", or @daily.")
+        @Pattern(CronSchedules.PATTERN) @Size(max = 100) String schedule,
     @JsonPropertyDescription("Size data files are bin-packed toward, in bytes (default 128 MiB).") @Min(1048576) Long targetFileSize,
     @JsonPropertyDescription("A file group is rewritten when it has at least this many files, or any deletes (default 5).")
         @Min(1) Integer minInputFiles,
-    @JsonPropertyDescription("Snapshots older than this are expired, e.g. 3d (default 5d).") String expireAfter,
+    @JsonPropertyDescription("Snapshots older than this are expired, e.g. 3d (default 5d); 0s expires all but retainLast.")
+        @Pattern(Durations.PATTERN) @Size(max = Durations.MAX_LENGTH) String expireAfter,
     @JsonPropertyDescription("Snapshots always kept, however old (default 10).") @Min(1) Integer retainLast,
-    @JsonPropertyDescription("Unreferenced files younger than this are never removed, e.g. 3d (default 3d).") String orphanAfter,
+    @JsonPropertyDescription("Unreferenced files younger than this are never removed, e.g. 3d (default 3d).")
+        @ValidationRule(value = Durations.POSITIVE_RULE, message = Durations.POSITIVE_MESSAGE)
+        @Size(max = Durations.MAX_LENGTH) String orphanAfter,
     @JsonPropertyDescription("Rewrite manifests when a snapshot has more than this many (default 50).") Integer maxManifests,
     @JsonPropertyDescription("Rewrite data files (default true).") Boolean rewrite,
     @JsonPropertyDescription("Expire snapshots (default true).") Boolean expire,

@@ -9,6 +9,7 @@ import java.util.regex.PatternSyntaxException;
 /** Checks a sink config before anything runs, collecting every problem with a hint. */
 public final class SinkSpecValidator {
   private static final Pattern TABLE_NAME = Pattern.compile(TableSpec.NAME_PATTERN);
+  private static final Pattern TOPIC = Pattern.compile(DeadLetterSpec.TOPIC_PATTERN);
 
   private SinkSpecValidator() {}
 
@@ -76,6 +77,11 @@ public final class SinkSpecValidator {
       }
     }
     positive(out, "commit.interval", spec.commit().interval(), "10s");
+    if (spec.deadLetter() != null && !blank(spec.deadLetter().topic())
+        && !TOPIC.matcher(spec.deadLetter().topic()).matches()) {
+      out.add(new ConfigProblem("deadLetter.topic", "is not a Kafka topic name (letters, digits, '.', '_', '-'): '"
+          + spec.deadLetter().topic() + "'", "floe.dlq.orders"));
+    }
     if (spec.commit().maxRecords() < 1) {
       out.add(new ConfigProblem("commit.maxRecords", "must be at least 1", "500000"));
     }
@@ -97,11 +103,15 @@ public final class SinkSpecValidator {
     if (c == null) {
       return;
     }
-    if (c.schedule() != null && !CronSchedule.isValid(c.schedule())) {
+    if (c.schedule() != null && !(CronSchedules.isValid(c.schedule()) && CronSchedules.fieldsInRange(c.schedule()))) {
       out.add(new ConfigProblem("compaction.schedule", "'" + c.schedule() + "' is not a cron schedule: five fields (minute hour day-of-month month"
           + " day-of-week) of numbers, ranges, steps, lists or *, or @hourly, @daily, @weekly, @monthly, @yearly", "0 */2 * * *"));
     }
-    positive(out, "compaction.expireAfter", c.expireAfter(), "5d");
+    try {
+      c.expireAfterDuration(); // 0s is allowed: retainLast keeps the newest snapshots whatever their age
+    } catch (IllegalArgumentException e) {
+      out.add(new ConfigProblem("compaction.expireAfter", e.getMessage(), "5d"));
+    }
     positive(out, "compaction.orphanAfter", c.orphanAfter(), "3d");
     if (c.targetFileSize() < 1 << 20) {
       out.add(new ConfigProblem("compaction.targetFileSize", "must be at least 1 MiB (1048576), got " + c.targetFileSize(), "134217728"));
@@ -111,13 +121,10 @@ public final class SinkSpecValidator {
     atLeastOne(out, "compaction.maxManifests", c.maxManifests(), "50");
   }
 
-  /** A duration that must be parseable and longer than zero. */
-  private static void positive(List<ConfigProblem> out, String field, String text, String example) {
+  /** Every interval must parse and be longer than zero: a zero interval would spin. */
+  public static void positive(List<ConfigProblem> out, String field, String value, String example) {
     try {
-      java.time.Duration d = Durations.parse(text);
-      if (d.isNegative() || d.isZero()) {
-        out.add(new ConfigProblem(field, "must be longer than zero, got '" + text + "'", example));
-      }
+      Durations.parsePositive(value);
     } catch (IllegalArgumentException e) {
       out.add(new ConfigProblem(field, e.getMessage(), example));
     }

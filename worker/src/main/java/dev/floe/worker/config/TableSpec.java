@@ -4,6 +4,8 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
@@ -13,6 +15,10 @@ import java.util.Map;
 
 /** The Iceberg side of a sink: catalog, table name, key, partitioning, format and merge rules. */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
+@ValidationRule(value = "!self.name.matches('" + TableSpec.TEMPLATE + "') || !has(self.primaryKey) || size(self.primaryKey) == 0",
+    message = "primaryKey names columns of one table, but a name template routes each topic to its own table: leave it empty")
+@ValidationRule(value = "!self.name.matches('" + TableSpec.TEMPLATE + "') || !has(self.partitionBy) || size(self.partitionBy) == 0",
+    message = "partitionBy names columns of one table, but a name template routes each topic to its own table: give each such table its own sink")
 public record TableSpec(
     @JsonPropertyDescription("The catalog that holds the table.") CatalogSpec catalog,
     @JsonPropertyDescription(
@@ -20,7 +26,7 @@ public record TableSpec(
                 + " each topic to its own table: {schema} and {table} are the last two segments of"
                 + " Debezium's topic <prefix>.<schema>.<table>, {topic} the whole topic (for example"
                 + " lake.{schema}_{table}).")
-        @Required @Pattern(TableSpec.NAME_PATTERN) String name,
+        @Required @Pattern(TableSpec.NAME_PATTERN) @Size(max = 255) String name,
     @JsonPropertyDescription(
             "Primary-key columns; by default the columns of the Debezium key record.")
         List<String> primaryKey,
@@ -39,6 +45,9 @@ public record TableSpec(
         Map<String, String> properties) {
 
   private static final String NAME_PART = "([A-Za-z_]|\\{(schema|table|topic)\\})([A-Za-z0-9_]|\\{(schema|table|topic)\\})*";
+
+  /** A placeholder of a name template, in a form CEL string literals take (no backslashes). */
+  public static final String TEMPLATE = "[{](schema|table|topic)[}]";
 
   /** namespace.table, where any part may hold {schema}, {table} or {topic}. */
   public static final String NAME_PATTERN = "^" + NAME_PART + "(\\." + NAME_PART + ")+$";

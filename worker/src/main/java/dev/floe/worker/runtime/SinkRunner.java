@@ -65,6 +65,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private final WorkerMetrics metrics;
   private final OpenBatch batch;
   private final GroupOffsets groupOffsets = new GroupOffsets();
+  /** The metadata of this worker's group-offset commits: its last snapshot and when. */
+  private String commitStamp = "";
   private final OutageLog outage = new OutageLog(LOG, "applying batches");
   private final KafkaContact kafka;
   /** Set when the group has handed this worker its (possibly empty) assignment; cleared when it is lost. */
@@ -251,6 +253,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         BatchResult result = engine.apply(records, deadLetters);
         outage.succeeded();
         metrics.batchCommitted(engine.tableId().toString(), result, Duration.ofNanos(System.nanoTime() - t0));
+        if (result.snapshotId() != null) {
+          commitStamp = CommitStamp.of(java.time.Instant.now(), result.snapshotId());
+        }
         commitToKafka(groupOffsets.afterTableCommit(result.nextOffsets(), positions()));
         LOG.info("batch: {} records, {} rows written, {} keys deleted, {} rejected, {} already applied -> {} snapshot {}",
             result.records(), result.rowsWritten(), result.keysDeleted(), result.rejected().size(), result.alreadyApplied(),
@@ -383,7 +388,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return out;
   }
 
-  /** Advisory group offsets, for lag monitoring only: the table holds the truth. */
+  /**
+   * Advisory group offsets, for lag monitoring only: the table holds the truth. Each carries the
+   * {@link CommitStamp} of this worker's last snapshot (empty before its first), so the operator
+   * reads the sink's last commit time along with its lag.
+   */
   private void commitToKafka(Map<TopicPartition, Long> next) {
     Map<TopicPartition, Long> owned = new HashMap<>(next);
     owned.keySet().retainAll(consumer.assignment());
@@ -391,7 +400,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       return;
     }
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    owned.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o)));
+    owned.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o, commitStamp)));
     try {
       consumer.commitSync(offsets);
       groupOffsets.committed(owned);

@@ -35,6 +35,7 @@ class TransactionalSourceTest {
 
   @Test
   void onlyCommittedTransactionsAreAppliedAndTheGroupLagReachesZeroPastTheCommitMarkers() throws Exception {
+    java.time.Instant started = java.time.Instant.now();
     // given a transactional topic: a committed transaction, an aborted one, another committed one
     String topic = TestKafka.topic("orders", OrdersTable.PARTITIONS);
     LocalWarehouse warehouse = new LocalWarehouse(dir);
@@ -55,6 +56,8 @@ class TransactionalSourceTest {
       await().atMost(Duration.ofSeconds(60)).until(() -> actual(spec, warehouse).equals(model.expected()));
       await().atMost(Duration.ofSeconds(30)).until(() -> groupLag(topic, spec.source().groupId()) == 0);
       w.stop();
+      // and the group's offsets say when the worker last committed a snapshot (the operator shows it)
+      assertThat(lastCommit(spec.source().groupId())).hasValueSatisfying(t -> assertThat(t).isBetween(started, java.time.Instant.now()));
     }
     assertThat(actual(spec, warehouse)).isEqualTo(model.expected()).doesNotContainKeys(1_000L, 1_010L);
   }
@@ -66,6 +69,13 @@ class TransactionalSourceTest {
 
   private static List<Step> upserts(long from, long to) {
     return LongStream.rangeClosed(from, to).mapToObj(id -> (Step) new Step.Upsert(id, Map.of("qty", (int) (id % 97)))).toList();
+  }
+
+  private static java.util.Optional<java.time.Instant> lastCommit(String group) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrap()))) {
+      return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().values().stream()
+          .flatMap(o -> CommitStamp.timeOf(o.metadata()).stream()).max(java.util.Comparator.naturalOrder());
+    }
   }
 
   /** End offsets minus the group's committed offsets, as the operator and KEDA read the lag. */
