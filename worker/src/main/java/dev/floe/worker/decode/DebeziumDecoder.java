@@ -125,6 +125,12 @@ public final class DebeziumDecoder {
       // A Kafka tombstone is a null value; an empty one is something else, and must be counted.
       throw new DecodeException("value is empty (0 bytes): not a change event, and not a tombstone (a tombstone's value is null)");
     }
+    if (scanEnvelopes) {
+      Decoded streamed = streamed(record);
+      if (streamed != null) {
+        return streamed;
+      }
+    }
     Envelope envelope = envelope(record.value(), scanEnvelopes);
     JsonNode payload = envelope.payload();
     if (payload == null || payload.isNull()) {
@@ -159,6 +165,11 @@ public final class DebeziumDecoder {
     } else if (kind == Op.UPSERT) {
       throw new DecodeException("op '" + op + "' without an '" + imageField + "' row");
     }
+    return event(record, kind, rowSchema, values, lsn);
+  }
+
+  /** The event of a decoded row image: its key (from the key record, else the row), checked against the row, and the key-move headers. */
+  private Decoded event(RawRecord record, Op kind, EventSchema rowSchema, Object[] values, Long lsn) {
     Map<String, Object> key = key(record, rowSchema, values);
     requireKeyMatchesRow(key, rowSchema, values);
     Map<String, Object> previousKey = null;
@@ -172,6 +183,52 @@ public final class DebeziumDecoder {
       previousKey = keyFromJson(record.headers().get(OLD_KEY_HEADER), "header " + OLD_KEY_HEADER, rowSchema);
     }
     return new Decoded.Event(new ChangeEvent(kind, key, rowSchema, values, lsn, record, previousKey, nextKey));
+  }
+
+  /**
+   * The fast path: a JsonConverter envelope of a known schema (or one the scanner locates), its
+   * payload streamed into values. Null for anything it does not read (then the general path
+   * decides); key checks and headers are the general path's own code.
+   */
+  private Decoded streamed(RawRecord record) {
+    byte[] bytes = record.value();
+    EnvelopeScanner.Spans spans = valueSchemas.match(bytes);
+    if (spans == null) {
+      spans = EnvelopeScanner.scan(bytes);
+      if (spans == null) {
+        return null;
+      }
+      valueSchemas.learn(bytes, spans);
+    }
+    Envelope envelope = new Envelope(null, bytes, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
+    StreamedPayload.Read read = StreamedPayload.read(JSON, bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(),
+        image -> schemas(envelope).row(image));
+    if (read == null) {
+      return null;
+    }
+    Op kind;
+    Object[] values;
+    String imageField;
+    switch (read.op()) {
+      case "c", "u", "r" -> {
+        kind = Op.UPSERT;
+        values = read.after();
+        imageField = "after";
+      }
+      case "d" -> {
+        kind = Op.DELETE;
+        values = read.before();
+        imageField = "before";
+      }
+      default -> {
+        return null; // a truncate proves itself on the tree; an unknown op is worded there
+      }
+    }
+    if (values == null) {
+      return null; // no row image: the general path says what is missing
+    }
+    EventSchema rowSchema = schemas(envelope).row(imageField);
+    return event(record, kind, rowSchema, values, read.lsn());
   }
 
   /** A record's payload, and where its schema is (unparsed: schemas repeat, and are parsed once). */
@@ -312,7 +369,7 @@ public final class DebeziumDecoder {
     return values;
   }
 
-  private static Object readValue(EventField f, JsonNode node) {
+  static Object readValue(EventField f, JsonNode node) {
     if (node == null || node.isNull()) {
       return null;
     }

@@ -1,0 +1,99 @@
+package dev.floe.worker.decode;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.util.function.Function;
+
+/**
+ * A Debezium payload read token by token, without building its tree: the op, the source's LSN, and
+ * each row image decoded straight into values. Building the tree (a map per object, the 15-field
+ * source block included) was most of what decoding cost once schemas were no longer parsed. Only
+ * the well-formed common shape is read here: anything else (a truncate, a missing or odd field, a
+ * value its codec refuses) returns null, and the general path decides, so both paths reach the
+ * same decision on every record (the fuzz target checks this).
+ */
+final class StreamedPayload {
+  /** The parts of a payload the decoder needs; an image is null when absent or JSON null. */
+  record Read(String op, Long lsn, Object[] before, Object[] after) {}
+
+  private StreamedPayload() {}
+
+  /**
+   * @param rowSchema the schema of the row image named "before" or "after"
+   * @return the payload's parts, or null to leave the record to the general path
+   */
+  static Read read(ObjectMapper json, byte[] bytes, int offset, int length, Function<String, EventSchema> rowSchema) {
+    try (JsonParser p = json.createParser(bytes, offset, length)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      String op = null;
+      Long lsn = null;
+      Object[] before = null;
+      Object[] after = null;
+      for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (name) {
+          case "op" -> op = value == JsonToken.VALUE_STRING ? p.getText() : null; // a later duplicate wins, as in a tree
+          case "before" -> before = image(json, p, value, () -> rowSchema.apply("before"));
+          case "after" -> after = image(json, p, value, () -> rowSchema.apply("after"));
+          case "source" -> lsn = lsn(p, value);
+          default -> p.skipChildren();
+        }
+      }
+      if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null || op == null) {
+        return null;
+      }
+      return new Read(op, lsn, before, after);
+    } catch (IOException | RuntimeException e) {
+      return null; // the general path reads it again and words the rejection
+    }
+  }
+
+  /** A row image's values in its schema's order; null for a JSON null; throws (to the general path) for anything else. */
+  private static Object[] image(ObjectMapper json, JsonParser p, JsonToken token, java.util.function.Supplier<EventSchema> schema)
+      throws IOException {
+    if (token == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    if (token != JsonToken.START_OBJECT) {
+      throw new IllegalStateException("not an object");
+    }
+    EventSchema s = schema.get();
+    Object[] values = new Object[s.fields().size()];
+    for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+      int pos = s.position(p.currentName());
+      p.nextToken();
+      if (pos < 0) {
+        p.skipChildren(); // not a column of the row schema: a tree read would not look at it either
+        continue;
+      }
+      JsonNode node = json.readTree(p);
+      values[pos] = DebeziumDecoder.readValue(s.fields().get(pos), node);
+    }
+    return values;
+  }
+
+  /** The source block's LSN when it is an integer that fits a long, as a tree read takes it; else null. */
+  private static Long lsn(JsonParser p, JsonToken token) throws IOException {
+    if (token != JsonToken.START_OBJECT) {
+      p.skipChildren();
+      return null;
+    }
+    Long lsn = null;
+    for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+      String name = p.currentName();
+      JsonToken value = p.nextToken();
+      if (name.equals("lsn")) {
+        lsn = value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : null;
+      } else {
+        p.skipChildren();
+      }
+    }
+    return lsn;
+  }
+}
