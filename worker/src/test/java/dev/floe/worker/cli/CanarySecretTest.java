@@ -49,10 +49,10 @@ class CanarySecretTest {
 
   @ParameterizedTest(name = "{0} logs, {1} catalog")
   @CsvSource({
-      "logback.xml, text, rest, 'http://floeuser:${env:FLOE_CANARY}@127.0.0.1:{restPort}/'",
-      "logback-json.xml, json, rest, 'http://floeuser:${env:FLOE_CANARY}@127.0.0.1:{restPort}/'",
-      "logback.xml, text, jdbc, 'jdbc:postgresql://127.0.0.1:1/catalog?user=floe&password=${env:FLOE_CANARY}'",
-      "logback-json.xml, json, jdbc, 'jdbc:postgresql://127.0.0.1:1/catalog?user=floe&password=${env:FLOE_CANARY}'"})
+      "logback.xml, text, rest, 'http://lakeuser:${env:FLOE_CANARY}@127.0.0.1:{restPort}/'",
+      "logback-json.xml, json, rest, 'http://lakeuser:${env:FLOE_CANARY}@127.0.0.1:{restPort}/'",
+      "logback.xml, text, jdbc, 'jdbc:postgresql://127.0.0.1:1/catalog?user=lake&password=${env:FLOE_CANARY}'",
+      "logback-json.xml, json, jdbc, 'jdbc:postgresql://127.0.0.1:1/catalog?user=lake&password=${env:FLOE_CANARY}'"})
   void theCanaryAppearsInNoLogLineMetricOrValidateOutput(String logConfig, String format, String catalog, String uri) throws Exception {
     // given the worker's own logging config, writing to a buffer, and a sink whose catalog uri carries the canary
     ByteArrayOutputStream logs = useLogConfig(logConfig);
@@ -111,7 +111,7 @@ class CanarySecretTest {
   }
 
   private static String user(String uri) {
-    return uri.startsWith("http") ? "floeuser:****@" : "user=floe&password=****";
+    return uri.startsWith("http") ? "lakeuser:****@" : "user=lake&password=****";
   }
 
   /** Configures the process's logging with one of the worker's own files, its appender writing to a buffer. */
