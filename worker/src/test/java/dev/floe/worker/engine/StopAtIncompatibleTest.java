@@ -15,10 +15,8 @@ import dev.floe.worker.model.OrdersTable;
 import dev.floe.worker.quickstart.ConnectColumn;
 import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.testing.LocalWarehouse;
-import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -44,14 +42,14 @@ class StopAtIncompatibleTest {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkSpec spec = OrdersTable.sink(warehouse.spec(), "stop.orders", 2, false, WriteMode.EQUALITY_DELETES);
     SinkEngine engine = new SinkEngine(spec, warehouse.catalog());
-    engine.apply(List.of(orders.insert(0, row(1, 7))), r -> {});
-    RawRecord good0 = orders.insert(0, row(2, 7));
-    RawRecord good1 = orders.insert(1, row(3, 7));
+    engine.apply(List.of(orders.insert(0, OrdersTable.row(1, 7))), r -> {});
+    RawRecord good0 = orders.insert(0, OrdersTable.row(2, 7));
+    RawRecord good1 = orders.insert(1, OrdersTable.row(3, 7));
     List<ConnectColumn> qtyAsText = new ArrayList<>(OrdersTable.columns(false));
     qtyAsText.set(2, ConnectColumn.string("qty"));
-    RawRecord bad = orders.columns(qtyAsText).insert(0, row(4, "four"));
-    RawRecord afterBad = orders.columns(OrdersTable.columns(false)).insert(0, row(5, 7)); // old schema again, but after the cut
-    RawRecord good1Later = orders.insert(1, row(6, 7));
+    RawRecord bad = orders.columns(qtyAsText).insert(0, OrdersTable.row(4, "four"));
+    RawRecord afterBad = orders.columns(OrdersTable.columns(false)).insert(0, OrdersTable.row(5, 7)); // old schema again, but after the cut
+    RawRecord good1Later = orders.insert(1, OrdersTable.row(6, 7));
     List<RawRecord> batch = List.of(good0, good1, bad, afterBad, good1Later);
     List<RejectedRecord> dead = new ArrayList<>();
 
@@ -93,12 +91,4 @@ class StopAtIncompatibleTest {
     return new RawRecord("t", partition, offset, null, new byte[0]);
   }
 
-  private static Map<String, Object> row(long id, Object qty) {
-    Map<String, Object> row = new HashMap<>();
-    row.put("id", id);
-    row.put("region", "eu");
-    row.put("qty", qty);
-    row.put("price", new BigDecimal("2.50"));
-    return row;
-  }
 }

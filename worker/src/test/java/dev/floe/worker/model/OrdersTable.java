@@ -54,6 +54,16 @@ public final class OrdersTable {
         null, null, null);
   }
 
+  /** A row of order {@code id} in region eu at price 2.50, with {@code qty} as given (a value of any type, to test schema changes). */
+  public static Map<String, Object> row(long id, Object qty) {
+    Map<String, Object> row = new java.util.HashMap<>();
+    row.put("id", id);
+    row.put("region", "eu");
+    row.put("qty", qty);
+    row.put("price", new java.math.BigDecimal("2.50"));
+    return row;
+  }
+
   public static int partitionOf(long id) {
     return (int) Math.floorMod(id, PARTITIONS);
   }

@@ -25,13 +25,11 @@ import dev.floe.worker.testing.LocalWarehouse;
 import dev.floe.worker.testing.TestKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -64,11 +62,11 @@ class StopAndResumeTest {
     SinkSpec spec = sink(topic, warehouse.spec(), dlq);
     DebeziumEnvelopes orders = DebeziumEnvelopes.forTopic(topic).columns(OrdersTable.columns(false)).key("id");
     // given partition 0: two good rows, then the source turned qty into text; partition 1: good rows
-    TestKafka.produce(List.of(orders.insert(0, row(1, 7)), orders.insert(0, row(2, 7)), orders.insert(1, row(11, 7)),
-        orders.insert(1, row(12, 7))));
+    TestKafka.produce(List.of(orders.insert(0, OrdersTable.row(1, 7)), orders.insert(0, OrdersTable.row(2, 7)), orders.insert(1, OrdersTable.row(11, 7)),
+        orders.insert(1, OrdersTable.row(12, 7))));
     orders.columns(qtyAsText);
-    RawRecord offending = orders.insert(0, row(3, "three"));
-    TestKafka.produce(List.of(offending, orders.insert(0, row(4, "four"))));
+    RawRecord offending = orders.insert(0, OrdersTable.row(3, "three"));
+    TestKafka.produce(List.of(offending, orders.insert(0, OrdersTable.row(4, "four"))));
 
     // when the sink meets it, and is restarted
     stopsAt(spec, warehouse, offending);
@@ -82,7 +80,7 @@ class StopAndResumeTest {
     // when the operator evolves the table by hand (Iceberg cannot change int to string: keep the old column aside)
     table.updateSchema().renameColumn("qty", "qty_int").commit();
     table.updateSchema().addColumn("qty", Types.StringType.get()).commit();
-    TestKafka.produce(List.of(orders.insert(1, row(13, "thirteen"))));
+    TestKafka.produce(List.of(orders.insert(1, OrdersTable.row(13, "thirteen"))));
     RunningWorker resumed = RunningWorker.start(spec, warehouse);
     await().atMost(Duration.ofSeconds(40)).until(() -> next(warehouse, spec).equals(Map.of(tp(topic, 0), 4L, tp(topic, 1), 3L)));
     resumed.stop();
@@ -104,11 +102,11 @@ class StopAndResumeTest {
     SinkSpec spec = sink(topic, warehouse.spec(), dlq);
     DebeziumEnvelopes orders = DebeziumEnvelopes.forTopic(topic).columns(OrdersTable.columns(false)).key("id");
     // given one record of a schema change the source took back (a mistaken ALTER, reverted)
-    TestKafka.produce(List.of(orders.insert(0, row(1, 7)), orders.insert(1, row(11, 7)), orders.insert(0, row(2, 7))));
+    TestKafka.produce(List.of(orders.insert(0, OrdersTable.row(1, 7)), orders.insert(1, OrdersTable.row(11, 7)), orders.insert(0, OrdersTable.row(2, 7))));
     orders.columns(qtyAsText);
-    RawRecord offending = orders.insert(0, row(3, "three"));
+    RawRecord offending = orders.insert(0, OrdersTable.row(3, "three"));
     orders.columns(OrdersTable.columns(false));
-    TestKafka.produce(List.of(offending, orders.insert(0, row(4, 7)), orders.insert(1, row(12, 7))));
+    TestKafka.produce(List.of(offending, orders.insert(0, OrdersTable.row(4, 7)), orders.insert(1, OrdersTable.row(12, 7))));
     stopsAt(spec, warehouse, offending);
     stopsAt(spec, warehouse, offending);
 
@@ -139,7 +137,7 @@ class StopAndResumeTest {
         "/proc/floe-" + UUID.randomUUID(), null, null, Map.of());
     SinkSpec spec = sink(topic, catalog, dlq);
     DebeziumEnvelopes orders = DebeziumEnvelopes.forTopic(topic).columns(OrdersTable.columns(false)).key("id");
-    TestKafka.produce(List.of(orders.insert(0, row(1, 7))));
+    TestKafka.produce(List.of(orders.insert(0, OrdersTable.row(1, 7))));
 
     RunningWorker worker = RunningWorker.start(spec, CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment()));
     Throwable failure = worker.awaitFailure(Duration.ofSeconds(40));
@@ -200,14 +198,6 @@ class StopAndResumeTest {
     return columns;
   }
 
-  private static Map<String, Object> row(long id, Object qty) {
-    Map<String, Object> row = new HashMap<>();
-    row.put("id", id);
-    row.put("region", "eu");
-    row.put("qty", qty);
-    row.put("price", new BigDecimal("2.50"));
-    return row;
-  }
 
   /** A single-table sink without merge rules (a sum over a column that becomes text cannot be). */
   private static SinkSpec sink(String topic, CatalogSpec catalog, String dlq) {

@@ -27,11 +27,9 @@ import dev.floe.worker.quickstart.ConnectColumn;
 import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.testing.LocalWarehouse;
 import dev.floe.worker.testing.TestKafka;
-import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -131,11 +129,11 @@ class TableRoutingTest {
     OrdersSource sales = new OrdersSource(salesTopic);
     List<Step> salesSteps = OrdersScripts.steps().filter(s -> !(s instanceof Step.Truncate)).list().ofSize(400).sample();
     DebeziumEnvelopes stock = DebeziumEnvelopes.forTopic(stockTopic).columns(OrdersTable.columns(false)).key("id");
-    RawRecord first = stock.insert(0, row(1, 7));
+    RawRecord first = stock.insert(0, OrdersTable.row(1, 7));
     List<ConnectColumn> qtyAsText = new ArrayList<>(OrdersTable.columns(false));
     qtyAsText.set(qtyAsText.indexOf(qtyAsText.stream().filter(c -> c.name().equals("qty")).findFirst().orElseThrow()), ConnectColumn.string("qty"));
     stock.columns(qtyAsText); // the source changed qty from int to text: Iceberg cannot follow
-    RawRecord offending = stock.insert(0, row(2, "eight"));
+    RawRecord offending = stock.insert(0, OrdersTable.row(2, "eight"));
 
     // given a good table and one whose source changes a column's type
     TestKafka.produce(sales.records(salesSteps.subList(0, 200), salesModel));
@@ -162,21 +160,13 @@ class TableRoutingTest {
     assertThat(TestKafka.readAll(dlq, 1, Duration.ofSeconds(30))).hasSize(1);
     assertThat(ScriptPlayer.actual(catalog.loadTable(salesTable))).isEqualTo(salesModel.expected());
     // and while paused its partition reports true lag: the offending record and what came after it, not the consumer's position
-    TestKafka.produce(List.of(stock.insert(0, row(3, "nine"))));
+    TestKafka.produce(List.of(stock.insert(0, OrdersTable.row(3, "nine"))));
     String stockLag = "floe_lag{partition=\"0\",sink=\"" + spec.sinkId() + "\",topic=\"" + stockTopic + "\"}";
     await().atMost(Duration.ofSeconds(30)).until(() -> MetricsFromStartTest.sample(worker.metrics.scrape(), stockLag).orElse(-1.0) == 2.0);
     assertThat(OffsetLedger.read(catalog.loadTable(stockTable), spec.sinkId()).stoppedAt(offending.topicPartition(), offending.offset())).isTrue();
     worker.stop();
   }
 
-  private static Map<String, Object> row(long id, Object qty) {
-    Map<String, Object> row = new HashMap<>();
-    row.put("id", id);
-    row.put("region", "eu");
-    row.put("qty", qty);
-    row.put("price", new BigDecimal("2.50"));
-    return row;
-  }
 
   private static boolean holds(Catalog catalog, TableIdentifier id, SinkSpec spec, OrdersSource source) {
     if (!catalog.tableExists(id)) {
