@@ -67,7 +67,8 @@ final class RunCommand implements Callable<Integer> {
         () -> running.get() != null && running.get().isReady(), metrics::scrape)) {
       LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(),
           spec.source().topicPattern() != null ? spec.source().topicPattern() : spec.source().topics(), spec.table().name(), http.port());
-      Catalog icebergCatalog = CatalogConnector.connect(() -> CatalogLoader.load("floe", catalog, secrets), stopping::get);
+      Catalog icebergCatalog = CatalogConnector.connect(() -> CatalogLoader.load("floe", catalog, secrets), stopping::get,
+          metrics::catalogFailed);
       if (icebergCatalog == null) {
         LOG.info("stopped before the catalog could be reached");
         return 0;

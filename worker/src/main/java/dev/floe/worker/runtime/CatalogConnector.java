@@ -23,6 +23,11 @@ public final class CatalogConnector {
 
   /** @return the catalog, or null when {@code stopping} turned true before it could be reached */
   public static Catalog connect(Supplier<Catalog> connect, BooleanSupplier stopping) throws InterruptedException {
+    return connect(connect, stopping, () -> {});
+  }
+
+  /** As {@link #connect(Supplier, BooleanSupplier)}, telling {@code failed} of each attempt that failed and will be retried. */
+  public static Catalog connect(Supplier<Catalog> connect, BooleanSupplier stopping, Runnable failed) throws InterruptedException {
     OutageLog outage = new OutageLog(LOG, "catalog");
     Duration backoff = FIRST;
     while (!stopping.getAsBoolean()) {
@@ -38,6 +43,7 @@ public final class CatalogConnector {
           throw new PermanentFailureException("the catalog cannot be used: " + FailureClassifier.describe(e), e);
         }
         outage.failed(e);
+        failed.run();
         Thread.sleep(backoff.toMillis());
         backoff = backoff.multipliedBy(2).compareTo(MAX) > 0 ? MAX : backoff.multipliedBy(2);
       }

@@ -20,6 +20,7 @@ public final class WorkerMetrics {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Counter commitFailures;
   private final Counter kafkaFailures;
+  private final Counter catalogFailures;
   private final AtomicLong kafkaConnected = new AtomicLong();
   private final Map<String, TableMeters> tables = new ConcurrentHashMap<>();
   private final Map<TopicPartition, Lag> lag = new ConcurrentHashMap<>();
@@ -31,10 +32,18 @@ public final class WorkerMetrics {
     new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
     commitFailures = Counter.builder("floe.commit.failures").tags(tags)
         .description("batch commits that failed and were retried with backoff (catalog, storage or Kafka outages)").register(registry);
+    catalogFailures = Counter.builder("floe.catalog.failures").tags(tags)
+        .description("attempts to reach the catalog at startup that failed and were retried (no table metrics exist until one succeeds)")
+        .register(registry);
     kafkaFailures = Counter.builder("floe.kafka.failures").tags(tags)
         .description("calls to Kafka that failed (broker unreachable, timed out) and were retried").register(registry);
     Gauge.builder("floe.kafka.connected", kafkaConnected, AtomicLong::get).tags(tags)
         .description("1 while the worker reaches Kafka, 0 from a failed call until the next good one").register(registry);
+  }
+
+  /** A startup attempt to reach the catalog failed: counted, so an alert fires for a worker that never got to its tables. */
+  public void catalogFailed() {
+    catalogFailures.increment();
   }
 
   public void kafkaFailed() {

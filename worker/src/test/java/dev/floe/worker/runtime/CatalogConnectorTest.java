@@ -29,11 +29,14 @@ class CatalogConnectorTest {
   @Test
   void anOutageIsRetriedUntilStopped() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
+    WorkerMetrics metrics = new WorkerMetrics("floe-orders");
     assertThat(CatalogConnector.connect(() -> {
       attempts.incrementAndGet();
       throw new RuntimeIOException(new ConnectException("Connection refused"), "catalog");
-    }, () -> attempts.get() >= 2)).isNull();
+    }, () -> attempts.get() >= 2, metrics::catalogFailed)).isNull();
     assertThat(attempts).hasValue(2);
+    // counted from the first failure, before any table metric exists
+    assertThat(metrics.scrape()).contains("floe_catalog_failures_total{sink=\"floe-orders\"} 2.0");
   }
 
   @Test
