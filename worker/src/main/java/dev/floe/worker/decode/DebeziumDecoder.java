@@ -244,13 +244,7 @@ public final class DebeziumDecoder {
    * was most of the decoding time. Without an envelope the whole value is the payload.
    */
   private Envelope envelope(byte[] bytes, boolean scan) {
-    if (scan) {
-      EnvelopeScanner.Spans known = valueSchemas.match(bytes);
-      JsonNode payload = known == null ? null : strictOrNull(bytes, known.payloadStart(), known.payloadEnd() - known.payloadStart());
-      if (payload != null) { // the schema seen last, recognised by its bytes: neither scanned nor tokenized
-        return new Envelope(payload, bytes, known.schemaStart(), known.schemaEnd() - known.schemaStart());
-      }
-    }
+    // Envelopes of a known schema are read by streamed(); what reaches here is its rare remainder.
     EnvelopeScanner.Spans spans = scan ? EnvelopeScanner.scan(bytes) : null;
     if (spans != null) { // JsonConverter's own layout: the schema is only located, never tokenized
       JsonNode payload = parse(bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(), "value");
