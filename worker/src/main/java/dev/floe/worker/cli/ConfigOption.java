@@ -15,13 +15,6 @@ final class ConfigOption {
     return SinkConfigLoader.load(config);
   }
 
-  /** The Kafka client settings of the sink's source: its properties and the mounted secret's, resolved. */
-  static java.util.Map<String, String> kafkaProperties(SinkSpec spec, dev.floe.worker.config.SecretResolver secrets) {
-    java.util.Map<String, String> p = secrets.secretDirectory("source.kafkaSecretRef", spec.source().kafkaSecretRef());
-    p.putAll(secrets.resolveAll("source.properties", spec.source().properties()));
-    return p;
-  }
-
   /** The sink's catalog; without one, the embedded default in ./floe-warehouse. */
   static CatalogSpec catalog(SinkSpec spec) {
     return spec.table().catalog() == null ? CatalogSpec.local("floe-warehouse") : spec.table().catalog();

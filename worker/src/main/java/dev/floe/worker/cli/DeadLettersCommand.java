@@ -3,6 +3,7 @@ package dev.floe.worker.cli;
 import dev.floe.worker.config.ConfigException;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.runtime.KafkaClientSettings;
 import dev.floe.worker.runtime.KafkaDeadLetters;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -73,7 +74,7 @@ final class DeadLettersCommand implements Callable<Integer> {
       throw new ConfigException("--to", "--to goes with --replay", "add --replay");
     }
     String dlq = spec.deadLetter().topic();
-    Map<String, String> kafka = ConfigOption.kafkaProperties(spec, SecretResolver.fromEnvironment());
+    Map<String, String> kafka = KafkaClientSettings.of(spec.source(), SecretResolver.fromEnvironment());
     PrintWriter out = command.commandLine().getOut();
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(spec, kafka)) {
       List<TopicPartition> partitions = consumer.partitionsFor(dlq, timeout()).stream().map(p -> new TopicPartition(dlq, p.partition())).toList();
@@ -180,12 +181,7 @@ final class DeadLettersCommand implements Callable<Integer> {
   }
 
   private KafkaProducer<byte[], byte[]> producer(SinkSpec spec, Map<String, String> kafka) {
-    Properties p = new Properties();
-    kafka.forEach((k, v) -> {
-      if (!k.startsWith("group.") && !k.startsWith("auto.offset") && !k.startsWith("isolation.")) {
-        p.put(k, v);
-      }
-    });
+    Properties p = KafkaClientSettings.withoutConsumerKeys(kafka);
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
     p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, replayGroup(spec));
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "floe-dead-letters-" + spec.sinkId());

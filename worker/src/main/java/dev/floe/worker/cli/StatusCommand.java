@@ -43,7 +43,7 @@ final class StatusCommand implements Callable<Integer> {
     SinkSpec spec = config.load();
     SecretResolver secrets = SecretResolver.fromEnvironment();
     var catalog = CatalogLoader.load("floe", ConfigOption.catalog(spec), secrets);
-    SinkStatus status = new SinkStatusReader(catalog, ConfigOption.kafkaProperties(spec, secrets), Duration.ofSeconds(timeoutSeconds), !noScan)
+    SinkStatus status = new SinkStatusReader(catalog, dev.floe.worker.runtime.KafkaClientSettings.of(spec.source(), secrets), Duration.ofSeconds(timeoutSeconds), !noScan)
         .read(spec, Instant.now());
     PrintWriter out = command.commandLine().getOut();
     if (json) {

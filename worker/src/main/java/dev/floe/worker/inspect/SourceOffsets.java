@@ -1,5 +1,6 @@
 package dev.floe.worker.inspect;
 
+import dev.floe.worker.runtime.KafkaClientSettings;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -24,8 +25,7 @@ final class SourceOffsets implements AutoCloseable {
   private final Duration timeout;
 
   SourceOffsets(Map<String, String> clientProperties, String bootstrapServers, Duration timeout) {
-    Properties p = new Properties();
-    p.putAll(clientProperties);
+    Properties p = KafkaClientSettings.withoutConsumerKeys(clientProperties);
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "floe-status");
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(timeout.toMillis()));

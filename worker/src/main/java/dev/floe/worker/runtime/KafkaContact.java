@@ -117,13 +117,7 @@ final class KafkaContact implements AutoCloseable {
   }
 
   static Properties properties(Map<String, String> extra, String bootstrapServers, String clientId) {
-    Properties p = new Properties();
-    // the connection settings (security, SASL, TLS) apply as to the consumer; consumer-only ones go unused
-    extra.forEach((k, v) -> {
-      if (!k.startsWith("group.") && !k.startsWith("auto.offset")) {
-        p.put(k, v);
-      }
-    });
+    Properties p = KafkaClientSettings.withoutConsumerKeys(extra);
     p.put("bootstrap.servers", bootstrapServers);
     p.put("client.id", clientId);
     return p;

@@ -100,8 +100,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     this.tables = tables;
     this.metrics = metrics;
     this.batch = new OpenBatch(spec.commit());
-    Map<String, String> extra = secrets.secretDirectory("source.kafkaSecretRef", spec.source().kafkaSecretRef());
-    extra.putAll(secrets.resolveAll("source.properties", spec.source().properties()));
+    Map<String, String> extra = KafkaClientSettings.of(spec.source(), secrets);
     this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.kafka = new KafkaContact(KafkaContact.properties(extra, spec.source().bootstrapServers(), "floe-admin-" + spec.sinkId()),
         spec.source().bootstrapServers(), metrics);
@@ -609,12 +608,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   }
 
   private Properties producerProperties(Map<String, String> extra) {
-    Properties p = new Properties();
-    extra.forEach((k, v) -> {
-      if (!k.startsWith("group.") && !k.startsWith("auto.offset")) {
-        p.put(k, v);
-      }
-    });
+    Properties p = KafkaClientSettings.withoutConsumerKeys(extra);
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
