@@ -385,6 +385,18 @@ public final class SinkEngine {
     return new int[] {indexBuilds, indexLoads};
   }
 
+  /**
+   * Persists the index if commits changed it since it was last persisted: a worker going away (scale
+   * to zero, a rollout) leaves its successor an index to load at once instead of one to catch up or rebuild.
+   */
+  public void persistIndexIfChanged() {
+    if (commitsSincePersist > 0) {
+      long t0 = System.nanoTime();
+      persistIndex();
+      LOG.info("persisted the primary-key index of {} on stop in {} ms", tableId, (System.nanoTime() - t0) / 1_000_000);
+    }
+  }
+
   private void persistIndex() {
     if (index == null || !PersistedIndex.supports(layout)) {
       return;

@@ -141,6 +141,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         LOG.info("stopping: committing the open batch of {} record(s)", batch.records().size());
         flush();
       }
+      tables.engines().forEach(SinkEngine::persistIndexIfChanged);
     } catch (RuntimeException e) {
       failure = e;
       throw e;
