@@ -65,6 +65,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private final WorkerMetrics metrics;
   private final OpenBatch batch;
   private final GroupOffsets groupOffsets = new GroupOffsets();
+  private final WakeBacklog wakeBacklog = new WakeBacklog();
   /** The metadata of this worker's group-offset commits: its last snapshot and when. */
   private String commitStamp = "";
   private final OutageLog outage = new OutageLog(LOG, "applying batches");
@@ -128,7 +129,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         List<RawRecord> polled = poll();
         long now = System.nanoTime();
         polled.forEach(r -> batch.add(r, now));
-        if (batch.isDue(now)) {
+        if (batch.isDue(now) || (!batch.isEmpty() && wakeBacklog.drainedBy(positions()))) {
           flush();
         }
         if (now - lastLagNanos > LAG_EVERY.toNanos()) {
@@ -316,6 +317,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     stoppedTables.put(engine, reason);
     metrics.tableStopped(engine.tableId().toString());
     Set<TopicPartition> paused = pauseStoppedTables(consumer.assignment());
+    wakeBacklog.forget(paused);
     LOG.error("table {} stopped: {}; its partitions {} are paused until the worker restarts, the other tables go on",
         engine.tableId(), reason, paused);
   }
@@ -412,6 +414,18 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     }
   }
 
+  /** The log ends of these partitions, or none when Kafka does not answer in time (then the commit interval alone closes the batch). */
+  private Map<TopicPartition, Long> logEnds(Collection<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return Map.of();
+    }
+    try {
+      return consumer.endOffsets(partitions, LAG_TIMEOUT);
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      return Map.of();
+    }
+  }
+
   /** The consumer's fetch positions of its assigned partitions; local, no broker round trip. */
   private Map<TopicPartition, Long> positions() {
     Map<TopicPartition, Long> out = new HashMap<>();
@@ -430,6 +444,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       @Override
       public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         batch.drop(partitions);
+        wakeBacklog.forget(partitions);
         groupOffsets.forget(partitions);
         metrics.forget(partitions);
         owned = Set.copyOf(consumer.assignment().stream().filter(tp -> !partitions.contains(tp)).toList());
@@ -444,7 +459,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       @Override
       public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
         seekToTableOffsets(partitions);
-        pauseStoppedTables(partitions); // a rebalance resumes what it hands back
+        wakeBacklog.assigned(logEnds(partitions));
+        wakeBacklog.forget(pauseStoppedTables(partitions)); // a rebalance resumes what it hands back
         owned = Set.copyOf(consumer.assignment());
         joined = true; // called after every rebalance, with nothing too: a member with no partitions is ready
         kafka.reached();

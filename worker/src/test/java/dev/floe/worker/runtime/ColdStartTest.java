@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.floe.worker.apply.PersistedIndex;
 import dev.floe.worker.apply.TableLayout;
+import dev.floe.worker.config.CommitSpec;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.config.WriteMode;
@@ -62,6 +63,27 @@ class ColdStartTest {
     RunningWorker next = RunningWorker.start(spec, warehouse);
     await().atMost(Duration.ofSeconds(60)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == 120 + 36);
     next.stop();
+    assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).isEqualTo(model.expected());
+  }
+
+  @Test
+  void aWorkerWokenOnABacklogCommitsItOnceReadWithoutWaitingOutTheCommitInterval() {
+    // given a backlog waiting for a sink whose batches stay open for up to 10 minutes
+    String topic = TestKafka.topic("orders", 2);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec base = positionDeletes(KafkaRuntimeTest.sink(topic, warehouse, null));
+    SinkSpec spec = new SinkSpec(base.source(), base.table(), new CommitSpec("10m", null, null), null, null);
+    OrdersModel model = new OrdersModel();
+    OrdersSource source = new OrdersSource(topic);
+    TestKafka.produce(source.records(upserts(1, 50), model));
+
+    // when a worker is woken for it (scale from zero)
+    RunningWorker worker = RunningWorker.start(spec, warehouse);
+
+    // then it commits the backlog as soon as it has read it, long before the interval
+    await().atMost(Duration.ofSeconds(60)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == 50);
+    assertThat(worker.committedBatches()).isEqualTo(1);
+    worker.stop();
     assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).isEqualTo(model.expected());
   }
 
