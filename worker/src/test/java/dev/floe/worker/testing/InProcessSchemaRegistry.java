@@ -108,7 +108,7 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
         } else if ("POST".equals(ex.getRequestMethod()) && (m = CCOMPAT_REGISTER.matcher(path)).matches()) {
           JsonNode req = JSON.readTree(body);
           String type = orDefault(req.path("schemaType").asText(null), "AVRO");
-          Version v = register("default", m.group(1), type, req.path("schema").asText(), "FIND_OR_CREATE_VERSION");
+          Version v = register("default", m.group(1), type, req.path("schema").asText(), "RETURN_OR_UPDATE");
           reply(ex, 200, JSON.createObjectNode().put("id", v.contentId()).toString());
         } else if ("GET".equals(ex.getRequestMethod()) && (m = CCOMPAT_BY_ID.matcher(path)).matches()) {
           String content = contentOfContentId(Long.parseLong(m.group(1)));
@@ -124,6 +124,8 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
           reply(ex, 404, error("not served by the in-process registry: " + ex.getRequestMethod() + " " + path));
         }
       }
+    } catch (AlreadyExists e) {
+      reply(ex, 409, JSON.createObjectNode().put("error_code", 409).put("message", e.getMessage()).toString());
     } catch (RuntimeException e) {
       reply(ex, 500, error(e.toString()));
     } finally {
@@ -132,20 +134,24 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
   }
 
   /**
-   * A new version unless the artifact's latest already has this content and {@code ifExists} lets
-   * it be returned (Apicurio's RETURN, RETURN_OR_UPDATE, FIND_OR_CREATE_VERSION); the content's
-   * id is shared with every earlier version of equal content.
+   * Apicurio's {@code ifExists} rules for an artifact that exists: {@code UPDATE} always adds a
+   * version; {@code RETURN_OR_UPDATE} and {@code FIND_OR_CREATE_VERSION} return a version of equal
+   * content if there is one, else add one; {@code FAIL} (the default) refuses. Equal content shares
+   * its contentId with every earlier version, of any artifact.
    */
   private Version register(String group, String artifactId, String type, String content, String ifExists) {
     String key = group + "/" + artifactId;
     List<Version> versions = artifacts.computeIfAbsent(key, k -> new ArrayList<>());
+    if (!versions.isEmpty() && (ifExists == null || "FAIL".equals(ifExists))) {
+      throw new AlreadyExists(key);
+    }
     long contentId = contentIds.computeIfAbsent(content, c -> {
       contents.add(c);
       return (long) contents.size();
     });
-    if (!versions.isEmpty() && !"UPDATE".equals(ifExists)) {
+    if (!"UPDATE".equals(ifExists)) {
       for (Version v : versions) {
-        if (v.contentId() == contentId && ("FIND_OR_CREATE_VERSION".equals(ifExists) || v == versions.get(versions.size() - 1))) {
+        if (v.contentId() == contentId) {
           return v;
         }
       }
@@ -154,6 +160,13 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
     versions.add(v);
     byGlobalId.put(v.globalId(), v);
     return v;
+  }
+
+  /** The artifact exists and the request said nothing else (409). */
+  private static final class AlreadyExists extends RuntimeException {
+    AlreadyExists(String artifact) {
+      super("Artifact " + artifact + " already exists");
+    }
   }
 
   private String contentOfGlobalId(long id) {
