@@ -40,6 +40,47 @@ final class BatchPipeline implements AutoCloseable {
   /** The table refuses writes in a way retrying cannot change. */
   record Refused(SinkEngine engine, String reason, RuntimeException cause) implements TableOutcome {}
 
+  /**
+   * Where a worker's time went, per thread: the polling thread polling, decoding ahead and holding
+   * back (the next batch full while one commits), the applying thread applying. Logged at stop.
+   */
+  static final class Phases {
+    private long pollNanos;
+    private long decodeNanos;
+    private long heldBackNanos;
+    private long heldBackSince = -1;
+    private volatile long applyNanos;
+    private volatile int batches;
+
+    void polled(long pollNanos, long decodeNanos) {
+      this.pollNanos += pollNanos;
+      this.decodeNanos += decodeNanos;
+    }
+
+    void heldBack(boolean now) {
+      long t = System.nanoTime();
+      if (now && heldBackSince < 0) {
+        heldBackSince = t;
+      } else if (!now && heldBackSince >= 0) {
+        heldBackNanos += t - heldBackSince;
+        heldBackSince = -1;
+      }
+    }
+
+    void applied(long nanos) {
+      applyNanos += nanos; // one applying thread writes it
+      batches++;
+    }
+
+    @Override
+    public String toString() {
+      return String.format(java.util.Locale.ROOT,
+          "phases: polling thread %.2f s in poll, %.2f s decoding ahead, %.2f s held back; applying thread %.2f s over %d batch(es)",
+          pollNanos / 1e9, decodeNanos / 1e9, heldBackNanos / 1e9, applyNanos / 1e9, batches);
+    }
+  }
+
+  private final Phases phases = new Phases();
   private final ExecutorService applier;
   private Future<Applied> inFlight;
   private Map<TopicPartition, Long> inFlightCounts = Map.of();
@@ -62,7 +103,18 @@ final class BatchPipeline implements AutoCloseable {
       counts.merge(r.topicPartition(), 1L, Long::sum);
     }
     inFlightCounts = counts;
-    inFlight = applier.submit(work);
+    inFlight = applier.submit(() -> {
+      long t0 = System.nanoTime();
+      try {
+        return work.call();
+      } finally {
+        phases.applied(System.nanoTime() - t0);
+      }
+    });
+  }
+
+  Phases phases() {
+    return phases;
   }
 
   /** Whether a batch is being applied (or its outcome has not been taken yet). */

@@ -5,6 +5,7 @@ import dev.floe.worker.commit.SinkOffsets;
 import dev.floe.worker.config.ConfigException;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetterRefusedException;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,6 +72,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private final BatchPipeline pipeline;
   /** Partitions paused because the next batch is full while the previous one still commits. */
   private final Set<TopicPartition> heldBack = new HashSet<>();
+  /** Polled records decoded here as they came, by identity: the applying thread does not decode them again. */
+  private final Map<RawRecord, Decoded> decodedAhead = new IdentityHashMap<>();
   /** What finishing the batch in flight threw inside a rebalance callback, rethrown once poll returns. */
   private RuntimeException pendingFailure;
   private final GroupOffsets groupOffsets = new GroupOffsets();
@@ -90,6 +94,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /** Tables whose meters exist (registered once, with the table's last commit). */
   private final Set<SinkEngine> metered = ConcurrentHashMap.newKeySet();
   private long lastLagNanos;
+  /** False for the baseline: poll, then apply, then poll again, nothing decoded ahead. */
+  private boolean overlap = true;
   /** Records polled since the start (tests read it to see polling go on during a commit). */
   private volatile long polledRecords;
 
@@ -136,11 +142,16 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       }
       subscribe();
       while (running) {
+        long t0 = System.nanoTime();
         List<RawRecord> polled = poll(pipeline.busy() ? BUSY_POLL : POLL);
         rethrowPendingFailure();
         long now = System.nanoTime();
         polled.forEach(r -> batch.add(r, now));
         polledRecords += polled.size();
+        if (overlap) {
+          decodeAhead(polled); // while the batch before commits: the second core's share
+        }
+        pipeline.phases().polled(now - t0, System.nanoTime() - now);
         if (pipeline.done()) {
           finishInFlight();
         }
@@ -149,6 +160,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
             holdBack(); // the next batch is full while the previous one commits: poll on, but read nothing more
           } else {
             handOff();
+            if (!overlap) {
+              finishInFlight();
+            }
           }
         }
         if (!(pipeline.busy() && batch.isDue(now))) {
@@ -172,6 +186,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     } finally {
       running = false;
       pipeline.close(); // a batch still in flight (the loop failed under it) finishes or gives up first
+      LOG.info("{}", pipeline.phases());
     }
   }
 
@@ -179,8 +194,45 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private void handOff() {
     List<RawRecord> records = List.copyOf(batch.records());
     Map<SinkEngine, List<RawRecord>> parts = tables.split(records); // here: the router is this thread's
+    Map<RawRecord, Decoded> decoded = new IdentityHashMap<>(records.size());
+    for (RawRecord r : records) {
+      Decoded d = decodedAhead.remove(r);
+      if (d != null) {
+        decoded.put(r, d);
+      }
+    }
     batch.clear();
-    pipeline.submit(records, () -> applyAll(records, parts));
+    pipeline.submit(records, () -> applyAll(records, parts, decoded));
+  }
+
+  /**
+   * Decodes polled records now, on this thread, so that applying their batch does not (see
+   * {@link SinkEngine#decodeAhead}). Best effort: a record it cannot place or decode is left to
+   * apply, which decides about it as it always did.
+   */
+  private void decodeAhead(List<RawRecord> polled) {
+    for (RawRecord r : polled) {
+      try {
+        Decoded d = tables.engineFor(r.topic()).decodeAhead(r);
+        if (d != null) {
+          decodedAhead.put(r, d);
+        }
+      } catch (RuntimeException e) {
+        LOG.debug("record {}@{} left to decode at apply time: {}", r.topicPartition(), r.offset(), e.toString());
+      }
+    }
+  }
+
+  /** Drops the open batch's records of these partitions, and what was decoded of them. */
+  private void dropOpen(Collection<TopicPartition> partitions) {
+    batch.drop(partitions);
+    decodedAhead.keySet().removeIf(r -> partitions.contains(r.topicPartition()));
+  }
+
+  /** Forgets every record polled and not handed over: they are re-read from the tables' offsets. */
+  private void abandonOpen() {
+    batch.abandon();
+    decodedAhead.clear();
   }
 
   /**
@@ -192,7 +244,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     try {
       settle(pipeline.await());
     } catch (RuntimeException e) {
-      batch.abandon();
+      abandonOpen();
       throw e;
     }
   }
@@ -225,10 +277,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       consumer.pause(more);
       heldBack.addAll(more);
     }
+    pipeline.phases().heldBack(true);
   }
 
   /** Resumes what {@link #holdBack()} paused, except the partitions of tables that stopped meanwhile. */
   private void releaseHoldBack() {
+    pipeline.phases().heldBack(false);
     if (heldBack.isEmpty()) {
       return;
     }
@@ -237,6 +291,15 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     resume.removeIf(tp -> stoppedTables.containsKey(tables.engineFor(tp.topic())));
     consumer.resume(resume);
     heldBack.clear();
+  }
+
+  /**
+   * Makes this runner apply each batch before polling on, decoding nothing ahead: the order of the
+   * single-threaded loop, kept as the baseline its benchmark compares the overlap with.
+   */
+  SinkRunner withoutOverlap() {
+    this.overlap = false;
+    return this;
   }
 
   /** Asks the loop to commit its open batch and stop; safe from any thread (a signal handler). */
@@ -329,10 +392,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * On the applying thread: each table commits on its own; a retry after an outage finds the tables
    * that already committed holding these offsets and skips them.
    */
-  private BatchPipeline.Applied applyAll(List<RawRecord> records, Map<SinkEngine, List<RawRecord>> parts) {
+  private BatchPipeline.Applied applyAll(List<RawRecord> records, Map<SinkEngine, List<RawRecord>> parts,
+      Map<RawRecord, Decoded> decoded) {
     List<BatchPipeline.TableOutcome> outcomes = new java.util.ArrayList<>(parts.size());
     for (Map.Entry<SinkEngine, List<RawRecord>> part : parts.entrySet()) {
-      BatchPipeline.TableOutcome outcome = apply(part.getKey(), part.getValue());
+      BatchPipeline.TableOutcome outcome = apply(part.getKey(), part.getValue(), decoded);
       if (outcome == null) {
         return new BatchPipeline.Applied(records, outcomes, true); // stopped in an outage: re-read from the tables' offsets
       }
@@ -346,13 +410,13 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    *
    * @return null when stopped during an outage: the batch is abandoned and re-read from the tables' offsets
    */
-  private BatchPipeline.TableOutcome apply(SinkEngine engine, List<RawRecord> records) {
+  private BatchPipeline.TableOutcome apply(SinkEngine engine, List<RawRecord> records, Map<RawRecord, Decoded> decoded) {
     Duration backoff = Duration.ofMillis(200);
     meter(engine);
     while (true) {
       long t0 = System.nanoTime();
       try {
-        BatchResult result = engine.apply(records, deadLetters);
+        BatchResult result = engine.apply(records, decoded, deadLetters);
         outage.succeeded();
         return new BatchPipeline.Committed(engine, result, Duration.ofNanos(System.nanoTime() - t0));
       } catch (IncompatibleSchemaException e) {
@@ -422,7 +486,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       }
     }
     if (applied.abandoned()) {
-      batch.abandon(); // the batch before it did not commit: neither may this one
+      abandonOpen(); // the batch before it did not commit: neither may this one
     }
   }
 
@@ -496,7 +560,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       }
     }
     consumer.pause(paused);
-    batch.drop(paused); // the open batch: its records of a stopped table lie past the stop point
+    dropOpen(paused); // the open batch: its records of a stopped table lie past the stop point
     return paused;
   }
 
@@ -551,7 +615,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         // The batch in flight commits before the partitions go: their next owner resumes from the
         // table's offsets, which must then include it. The open batch's records of them are dropped.
         finishInFlightInRebalance();
-        batch.drop(partitions);
+        dropOpen(partitions);
         heldBack.removeAll(partitions);
         groupOffsets.forget(partitions);
         metrics.forget(partitions);
