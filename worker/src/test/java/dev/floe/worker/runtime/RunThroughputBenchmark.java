@@ -36,24 +36,29 @@ class RunThroughputBenchmark {
 
   @Test
   void smoke() {
-    run(10_000, 1_000);
+    run(10_000, 1_000, 1);
   }
 
   @Test
   @EnabledIfSystemProperty(named = "floe.long", matches = "true")
   void fullSize() {
-    System.out.println(run(Integer.getInteger("floe.bench.events", 200_000), 20_000));
+    System.out.println(run(Integer.getInteger("floe.bench.events", 200_000), 20_000, 2));
   }
 
-  private String run(int events, int keys) {
+  private String run(int events, int keys, int rounds) {
     String topic = TestKafka.topic("shop.public.orders", 4);
     List<RawRecord> records = new OrdersStream(topic, keys, 4, 11).next(events);
     TestKafka.produce(records);
     LocalWarehouse warehouse = new LocalWarehouse(dir);
 
-    // the baseline first (it also warms the JIT up for the others): poll, then apply, then poll
-    Run serial = run(topic, warehouse, "bench.run_serial", records.size(), false);
-    Run overlapped = run(topic, warehouse, "bench.run_orders", records.size(), true);
+    // the baseline and the overlap in turns (the first pair also warms the JIT up): the last pair counts
+    Run serial = null;
+    Run overlapped = null;
+    for (int round = 1; round <= rounds; round++) {
+      serial = run(topic, warehouse, "bench.run_serial_" + round, records.size(), false);
+      overlapped = run(topic, warehouse, "bench.run_orders_" + round, records.size(), true);
+      System.out.printf(Locale.ROOT, "round %d: poll-then-apply %.2f s, overlapped %.2f s%n", round, serial.seconds, overlapped.seconds);
+    }
 
     SinkEngine alone = new SinkEngine(sink(topic, warehouse, "bench.engine_orders"), warehouse.catalog());
     long t1 = System.nanoTime();
