@@ -83,6 +83,9 @@ public final class SinkEngine {
   private String movesFile;
   private TableLayout movesLayout;
   private MoveLedger movesRead;
+  /** Whether the position mode takes merge-rule values from the index's merge state (false: reads stored rows whole, the reference). */
+  private boolean mergeStateFromIndex = true;
+  private final PhaseTimes phases = new PhaseTimes();
 
   public SinkEngine(SinkSpec spec, Catalog catalog) {
     this.spec = spec;
@@ -98,6 +101,25 @@ public final class SinkEngine {
   public SinkEngine beforeCommit(Runnable hook) {
     this.beforeCommit = hook;
     return this;
+  }
+
+  /**
+   * Reads every stored row a merge rule or placeholder needs whole, as the general path did before
+   * the index held merge state: the reference a property test compares the fast path to.
+   */
+  public SinkEngine readingStoredRowsWhole() {
+    this.mergeStateFromIndex = false;
+    return this;
+  }
+
+  /** Time spent per phase of applying batches, so far. */
+  public PhaseTimes phaseTimes() {
+    return phases;
+  }
+
+  /** The primary-key index's bytes for keys and locations, and for merge state; null when there is none. */
+  public long[] indexFootprintBytes() {
+    return index == null ? null : index.footprintBytes();
   }
 
   /** The offsets the table holds for this sink (empty when the table does not exist yet). */
@@ -227,6 +249,7 @@ public final class SinkEngine {
       return BatchResult.alreadyApplied(records.size());
     }
 
+    long t = System.nanoTime();
     List<ChangeEvent> events = new ArrayList<>(fresh.size());
     List<RejectedRecord> rejected = new ArrayList<>();
     int tombstones = 0;
@@ -257,7 +280,9 @@ public final class SinkEngine {
       return new BatchResult(null, records.size(), records.size() - fresh.size(), tombstones, events.size(),
           0, false, 0, 0, List.copyOf(rejected), Map.copyOf(next), attempt);
     }
+    t = phases.add("decode", t);
     FoldedBatch folded = BatchFolder.fold(events, layout::project, layout.rules(), held.truncateLsn());
+    t = phases.add("fold", t);
     rejected.addAll(folded.rejected());
     if (!rejected.isEmpty()) {
       if (spec.onError() == OnError.FAIL) {
@@ -274,8 +299,10 @@ public final class SinkEngine {
     ChangeResolver.Changes changes;
     if (positional()) {
       PrimaryKeyIndex index = index(baseSnapshot);
+      t = phases.add("index", t);
       changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, true,
-          (keys, needValues) -> PositionDeltaWriter.storedRows(table, layout, index, keys, needValues), moves);
+          index == null ? null : PositionDeltaWriter.storedRows(table, layout, index, mergeStateFromIndex), moves);
+      t = phases.add("resolve", t);
       written = baseSnapshot == null
           ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRows(table, layout, changes.rows()), List.of())
           : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), baseSnapshot);
@@ -283,8 +310,10 @@ public final class SinkEngine {
       List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
       changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, LiveSpecs.needPartition(deleteSpecs),
           ChangeResolver.scanning(table, baseSnapshot, layout), moves);
+      t = phases.add("resolve", t);
       written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
     }
+    t = phases.add("write", t);
     List<DataFile> removedData = truncate == null ? List.of() : truncate.dataFiles();
     List<DeleteFile> removedDeletes = new ArrayList<>(written.replacedDeleteFiles());
     if (truncate != null) {
@@ -313,8 +342,10 @@ public final class SinkEngine {
       throw e;
     }
     carried.clear();
+    t = phases.add("commit", t);
     if (positional()) {
       keepIndexCurrent(baseSnapshot, snapshotId, changes, written, truncate);
+      phases.add("index", t);
     }
     int deleted = (int) folded.keys().values().stream().filter(f -> !f.exists()).count();
     LOG.debug("committed snapshot {} to {}: {} records, {} rows, {} deletes, {} rejected",
@@ -357,6 +388,9 @@ public final class SinkEngine {
   private PrimaryKeyIndex index(Long baseSnapshot) {
     if (baseSnapshot == null) {
       return null;
+    }
+    if (index != null && !index.fits(layout)) {
+      index = null; // the merge rules or the columns they read changed: the merge state must be read again
     }
     if (index != null && index.snapshotId() != baseSnapshot && !index.catchUp(table, baseSnapshot, layout)) {
       index = null;
