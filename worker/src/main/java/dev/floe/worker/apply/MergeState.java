@@ -148,7 +148,7 @@ final class MergeState {
     }
   }
 
-  /** Reads what {@link #write} wrote into this (empty) state; a copy of other columns throws. */
+  /** Reads what {@link #write} wrote into this (empty) state, keeping the files that are live; a copy of other columns throws. */
   void read(DataInputStream in, Predicate<String> liveFile) throws IOException {
     if (!in.readUTF().equals(describe())) {
       throw new IllegalStateException("persisted merge state of other columns");
@@ -156,9 +156,8 @@ final class MergeState {
     int n = in.readInt();
     for (int f = 0; f < n; f++) {
       String file = in.readUTF();
-      if (!liveFile.test(file)) {
-        throw new IllegalStateException("merge state names a file that is not live");
-      }
+      // a file no entry points to any more (a truncate dropped it) may still be here: read past it
+      boolean live = liveFile.test(file);
       int rows = in.readInt();
       FileValues values = new FileValues(columns, rows);
       for (int c = 0; c < columns.length; c++) {
@@ -172,7 +171,9 @@ final class MergeState {
           }
         }
       }
-      files.put(file, values);
+      if (live) {
+        files.put(file, values);
+      }
     }
   }
 

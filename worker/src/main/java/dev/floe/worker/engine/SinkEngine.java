@@ -86,6 +86,8 @@ public final class SinkEngine {
   /** Whether the position mode takes merge-rule values from the index's merge state (false: reads stored rows whole, the reference). */
   private boolean mergeStateFromIndex = true;
   private final PhaseTimes phases = new PhaseTimes();
+  /** Whether the equality mode's current batch takes stored values from the index (an unpartitioned table). */
+  private boolean equalityIndexed;
 
   public SinkEngine(SinkSpec spec, Catalog catalog) {
     this.spec = spec;
@@ -308,8 +310,18 @@ public final class SinkEngine {
           : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), baseSnapshot);
     } else {
       List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
-      changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, LiveSpecs.needPartition(deleteSpecs),
-          ChangeResolver.scanning(table, baseSnapshot, layout), moves);
+      boolean needPartition = LiveSpecs.needPartition(deleteSpecs);
+      // Unpartitioned, the deletes need only keys: stored values come from the index as in the position
+      // mode instead of a scan of the table per batch. Partitioned, each delete needs its stored row's partition: scan.
+      equalityIndexed = !needPartition && mergeStateFromIndex && baseSnapshot != null;
+      if (!equalityIndexed) {
+        this.index = null; // not kept current by this batch
+      }
+      PrimaryKeyIndex index = equalityIndexed ? index(baseSnapshot) : null;
+      t = phases.add("index", t);
+      changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, needPartition,
+          index == null ? ChangeResolver.scanning(table, baseSnapshot, layout) : PositionDeltaWriter.storedRows(table, layout, index, true),
+          moves);
       t = phases.add("resolve", t);
       written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
     }
@@ -343,7 +355,7 @@ public final class SinkEngine {
     }
     carried.clear();
     t = phases.add("commit", t);
-    if (positional()) {
+    if (positional() || equalityIndexed) {
       keepIndexCurrent(baseSnapshot, snapshotId, changes, written, truncate);
       phases.add("index", t);
     }
