@@ -121,42 +121,4 @@ public final class PositionDeltaWriter {
   private static int formatVersion(Table table) {
     return ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion();
   }
-
-  /**
-   * The position-deletes mode's stored rows through the index: with {@code fromMergeState} the
-   * values the folds need come from the index's merge state and, where it lacks them, from reads
-   * projected to the columns needed; without, every row whose values are needed is read whole
-   * (the general path, kept as the reference).
-   */
-  public static ChangeResolver.StoredRows storedRows(Table table, TableLayout layout, PrimaryKeyIndex index, boolean fromMergeState) {
-    return new ChangeResolver.StoredRows() {
-      @Override
-      public Map<RowKey, Object[]> read(Set<RowKey> keys, Set<RowKey> needValues) {
-        return storedRows(table, layout, index, keys, needValues);
-      }
-
-      @Override
-      public Map<RowKey, Object[]> read(Set<RowKey> keys, Map<RowKey, boolean[]> needColumns) {
-        if (!fromMergeState) {
-          return read(keys, needColumns.keySet());
-        }
-        return withKeyRows(layout, index, keys, new HashMap<>(index.storedValues(table, needColumns, layout)));
-      }
-    };
-  }
-
-  private static Map<RowKey, Object[]> withKeyRows(TableLayout layout, PrimaryKeyIndex index, Set<RowKey> keys, Map<RowKey, Object[]> out) {
-    for (RowKey k : keys) {
-      if (!out.containsKey(k) && index.get(k) != null) {
-        out.put(k, layout.keyRow(k));
-      }
-    }
-    return out;
-  }
-
-  /** The position-deletes mode's stored rows: the index says where, only rows whose values are needed are read. */
-  public static Map<RowKey, Object[]> storedRows(Table table, TableLayout layout, PrimaryKeyIndex index, Set<RowKey> keys, Set<RowKey> needValues) {
-    return withKeyRows(layout, index, keys, new HashMap<>(index.rowsAt(table, needValues, layout)));
-  }
-
 }

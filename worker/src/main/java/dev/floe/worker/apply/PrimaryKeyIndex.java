@@ -22,9 +22,10 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.TypeUtil;
 
 /**
- * Where each key's live row is: key → (data file, row position), as of one snapshot. Built from the
- * key columns only, kept current with this worker's own commits; any other writer's commit makes it
- * stale and it is rebuilt, never trusted.
+ * Where each key's live row is: key → (data file, row position), as of one snapshot, and beside it
+ * the stored values merge rules combine with ({@link MergeState}). Built from the key and
+ * merge-state columns only, kept current with this worker's own commits; any other writer's commit
+ * makes it stale and it is caught up or rebuilt, never trusted.
  */
 public final class PrimaryKeyIndex {
   /** A live row's place. */
@@ -174,6 +175,39 @@ public final class PrimaryKeyIndex {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Stored rows through the index (the position mode's, and the equality mode's on an
+   * unpartitioned table): with {@code fromMergeState} the values the folds need come from the
+   * merge state and, where it lacks them, from reads projected to the columns needed; without,
+   * every row whose values are needed is read whole (the general path, kept as the reference).
+   */
+  public ChangeResolver.StoredRows storedRows(Table table, TableLayout layout, boolean fromMergeState) {
+    return new ChangeResolver.StoredRows() {
+      @Override
+      public Map<RowKey, Object[]> read(Set<RowKey> keys, Set<RowKey> needValues) {
+        return withKeyRows(layout, keys, new HashMap<>(rowsAt(table, needValues, layout)));
+      }
+
+      @Override
+      public Map<RowKey, Object[]> read(Set<RowKey> keys, Map<RowKey, boolean[]> needColumns) {
+        if (!fromMergeState) {
+          return read(keys, needColumns.keySet());
+        }
+        return withKeyRows(layout, keys, new HashMap<>(storedValues(table, needColumns, layout)));
+      }
+    };
+  }
+
+  /** Adds a bare key row for every key the index holds that {@code out} lacks: enough to delete it. */
+  Map<RowKey, Object[]> withKeyRows(TableLayout layout, Set<RowKey> keys, Map<RowKey, Object[]> out) {
+    for (RowKey k : keys) {
+      if (!out.containsKey(k) && get(k) != null) {
+        out.put(k, layout.keyRow(k));
+      }
+    }
+    return out;
   }
 
   /**

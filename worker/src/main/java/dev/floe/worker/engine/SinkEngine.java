@@ -83,7 +83,7 @@ public final class SinkEngine {
   private String movesFile;
   private TableLayout movesLayout;
   private MoveLedger movesRead;
-  /** Whether the position mode takes merge-rule values from the index's merge state (false: reads stored rows whole, the reference). */
+  /** Whether stored values come from the index's merge state (false: stored rows read whole, or scanned in the equality mode: the reference). */
   private boolean mergeStateFromIndex = true;
   private final PhaseTimes phases = new PhaseTimes();
   /** Whether the equality mode's current batch takes stored values from the index (an unpartitioned table). */
@@ -303,7 +303,7 @@ public final class SinkEngine {
       PrimaryKeyIndex index = index(baseSnapshot);
       t = phases.add("index", t);
       changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, true,
-          index == null ? null : PositionDeltaWriter.storedRows(table, layout, index, mergeStateFromIndex), moves);
+          index == null ? null : index.storedRows(table, layout, mergeStateFromIndex), moves);
       t = phases.add("resolve", t);
       written = baseSnapshot == null
           ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRows(table, layout, changes.rows()), List.of())
@@ -320,7 +320,7 @@ public final class SinkEngine {
       PrimaryKeyIndex index = equalityIndexed ? index(baseSnapshot) : null;
       t = phases.add("index", t);
       changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, needPartition,
-          index == null ? ChangeResolver.scanning(table, baseSnapshot, layout) : PositionDeltaWriter.storedRows(table, layout, index, true),
+          index == null ? ChangeResolver.scanning(table, baseSnapshot, layout) : index.storedRows(table, layout, true),
           moves);
       t = phases.add("resolve", t);
       written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
