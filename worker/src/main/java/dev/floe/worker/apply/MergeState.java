@@ -97,6 +97,16 @@ final class MergeState {
     }
   }
 
+  /** A file's values are complete: its string arenas give back their slack. */
+  void sealFile(String file) {
+    FileValues values = files.get(file);
+    if (values != null) {
+      for (Values v : values.columns) {
+        v.trim();
+      }
+    }
+  }
+
   /** The held value of a column (an index into {@link #columns()}) at a row. */
   Object value(String file, long position, int column) {
     FileValues values = files.get(file);
@@ -173,6 +183,7 @@ final class MergeState {
       }
       if (live) {
         files.put(file, values);
+        sealFile(file);
       }
     }
   }
@@ -198,6 +209,8 @@ final class MergeState {
     abstract Object get(int position);
 
     abstract long footprintBytes();
+
+    void trim() {}
 
     static Values of(Type type, int rows) {
       return switch (type.typeId()) {
@@ -365,6 +378,13 @@ final class MergeState {
     @Override
     Object get(int p) {
       return lengths[p] < 0 ? null : new String(arena, offsets[p], lengths[p], StandardCharsets.UTF_8);
+    }
+
+    @Override
+    void trim() {
+      if (arena.length > size) {
+        arena = Arrays.copyOf(arena, size);
+      }
     }
 
     @Override

@@ -172,6 +172,7 @@ public final class PrimaryKeyIndex {
         locations.put(layout.keyOf(r), file, position);
         state.record(file.location(), file.recordCount(), position, r);
       }
+      state.sealFile(file.location());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
