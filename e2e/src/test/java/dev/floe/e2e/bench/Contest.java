@@ -44,6 +44,11 @@ final class Contest {
         new TableSpec(catalog, "bench.contest", List.of(), List.of(), mode == WriteMode.POSITION_DELETES ? 3 : 2, mode,
             Map.of("requests", MergeRule.SUM, "name", MergeRule.LAST_NON_NULL), Map.of()), null, null, null);
     SinkEngine engine = new SinkEngine(sink, CatalogLoader.load("floe", catalog, SecretResolver.fromEnvironment()));
+    // -Dfloe.contest.reference=true: stored rows read whole (the general path), to compare the merge state against
+    boolean reference = Boolean.getBoolean("floe.contest.reference");
+    if (reference) {
+      engine.readingStoredRowsWhole();
+    }
     DebeziumEnvelopes source = DebeziumEnvelopes.forTopic("contest.public.requests").columns(List.of(
         ConnectColumn.uuid("uuid").required(), ConnectColumn.string("ip"), ConnectColumn.string("hostname"),
         ConnectColumn.int64("requests"), ConnectColumn.string("name"), ConnectColumn.string("city"),
@@ -94,6 +99,14 @@ final class Contest {
     out.put("writeSeconds", writeNanos / 1e9);
     out.put("readSeconds", readSeconds);
     out.put("rows", read.size());
+    out.put("storedRows", reference ? "read whole (reference)" : "merge state in the index");
+    out.put("phaseMillis", engine.phaseTimes().millis());
+    long[] index = engine.indexFootprintBytes();
+    if (index != null) {
+      out.put("indexBytesPerKey.keysAndLocations", index[0] / Math.max(1, read.size()));
+      out.put("indexBytesPerKey.mergeState", index[1] / Math.max(1, read.size()));
+    }
+    System.out.println("contest " + mode + ": " + out);
     return out;
   }
 }

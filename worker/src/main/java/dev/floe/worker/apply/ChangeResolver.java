@@ -6,6 +6,7 @@ import dev.floe.worker.fold.MergeRule;
 import dev.floe.worker.fold.RowKey;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,6 +34,15 @@ public final class ChangeResolver {
   @FunctionalInterface
   public interface StoredRows {
     Map<RowKey, Object[]> read(Set<RowKey> keys, Set<RowKey> needValues);
+
+    /**
+     * As {@link #read(Set, Set)}, told per key which columns' stored values are needed (by table
+     * position; null: the whole row); a source that can use it reads only those. Columns not
+     * needed may come back as anything.
+     */
+    default Map<RowKey, Object[]> read(Set<RowKey> keys, Map<RowKey, boolean[]> needColumns) {
+      return read(keys, needColumns.keySet());
+    }
   }
 
   /** The equality-deletes mode's lookup: a filtered scan of the base snapshot. */
@@ -80,9 +90,16 @@ public final class ChangeResolver {
       lookup.add(old);
       needValues.add(old);
     }
+    // A key change pairs and carries whole row images (MovedImages, MovePairing): such a batch reads whole rows.
+    boolean wholeRows = !folded.arrivals().isEmpty() || !folded.departures().isEmpty() || !waiting.isEmpty();
+    Map<RowKey, boolean[]> needColumns = new HashMap<>();
+    for (RowKey k : needValues) {
+      KeyFold f = keys.get(k);
+      needColumns.put(k, wholeRows || f == null ? null : f.storedColumnsNeeded(rules));
+    }
     Map<RowKey, Object[]> stored = baseSnapshot == null || lookup.isEmpty()
         ? Collections.emptyMap()
-        : storedRows.read(lookup, needValues);
+        : storedRows.read(lookup, needColumns);
     Map<RowKey, Object[]> merged = waiting.markPending(stored);
     MovedImages images = new MovedImages(keys, merged, waiting, layout);
 

@@ -125,6 +125,7 @@ final class EncodedKeys extends KeyLocations {
   }
 
   /** Bytes held: the table's arrays and the arena (what a key costs, for benchmarks). */
+  @Override
   long footprintBytes() {
     return slots.length * (4L + 4L + 8L) + arena.length;
   }

@@ -31,6 +31,9 @@ abstract class KeyLocations {
 
   abstract void forEach(BiConsumer<RowKey, PrimaryKeyIndex.Location> action);
 
+  /** Bytes held, roughly (for benchmarks). */
+  abstract long footprintBytes();
+
   static KeyLocations forKey(TableLayout layout) {
     if (layout.keyNames().length == 1) {
       switch (layout.schema().findType(layout.keyNames()[0]).typeId()) {
@@ -85,6 +88,11 @@ abstract class KeyLocations {
     @Override
     void forEach(BiConsumer<RowKey, PrimaryKeyIndex.Location> action) {
       map.forEach(action);
+    }
+
+    @Override
+    long footprintBytes() {
+      return map.size() * 160L; // entry, boxed key, location: an estimate
     }
   }
 
@@ -171,6 +179,11 @@ abstract class KeyLocations {
         Object key = intKey ? (Object) (int) c.key : (Object) c.key;
         action.accept(new RowKey(new Object[] {key}), files.unpack(c.value));
       }
+    }
+
+    @Override
+    long footprintBytes() {
+      return map.keys.length * 16L;
     }
 
     private long raw(RowKey key) {

@@ -1,6 +1,7 @@
 package dev.floe.worker.apply;
 
 import java.util.Map;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -25,5 +26,16 @@ public final class LiveRows {
         .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(required, fileSchema, constants))
         .build();
     return deletes.filter(rows);
+  }
+
+  /**
+   * Reads every row of one data file, deleted or not (for a caller that knows which positions are
+   * live), projected; columns the file lacks come as their defaults or null.
+   */
+  public static CloseableIterable<Record> readAll(Table table, DataFile file, Schema projection) {
+    return Parquet.read(table.io().newInputFile(file.location(), file.fileSizeInBytes()))
+        .project(projection)
+        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(projection, fileSchema, Map.of()))
+        .build();
   }
 }

@@ -36,11 +36,13 @@ import org.apache.iceberg.util.Pair;
 /**
  * Keeps the primary-key index beside the table: a Puffin blob in a statistics file of the snapshot
  * it was taken at, so a worker starting from zero loads it and catches up instead of rescanning.
- * The blob names its snapshot and key columns and ends with a checksum; anything that does not
- * match is ignored and the index rebuilt, never trusted.
+ * The blob names its snapshot, key columns and merge-state columns and ends with a checksum;
+ * anything that does not match is ignored and the index rebuilt, never trusted. Version 2 added
+ * the merge state ({@link MergeState}); a version-1 blob is never read, so such a table's index is
+ * rebuilt once.
  */
 public final class PersistedIndex {
-  public static final String BLOB_TYPE = "floe-primary-key-index-v1";
+  public static final String BLOB_TYPE = "floe-primary-key-index-v2";
   private static final int HISTORY = 200;
 
   private PersistedIndex() {}
@@ -132,6 +134,7 @@ public final class PersistedIndex {
           throw new UncheckedIOException(e);
         }
       });
+      index.mergeState().write(out);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -178,6 +181,10 @@ public final class PersistedIndex {
           key[i] = value instanceof CharSequence cs ? cs.toString() : value;
         }
         index.put(new RowKey(key), files[in.readInt()], in.readLong());
+      }
+      index.mergeState().read(in, live::containsKey);
+      if (in.available() != 0) {
+        throw new IllegalStateException("trailing bytes after the index");
       }
       return index;
     } catch (IOException e) {

@@ -121,16 +121,4 @@ public final class PositionDeltaWriter {
   private static int formatVersion(Table table) {
     return ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion();
   }
-
-  /** The position-deletes mode's stored rows: the index says where, only rows whose values are needed are read. */
-  public static Map<RowKey, Object[]> storedRows(Table table, TableLayout layout, PrimaryKeyIndex index, Set<RowKey> keys, Set<RowKey> needValues) {
-    Map<RowKey, Object[]> out = new HashMap<>(index.rowsAt(table, needValues, layout));
-    for (RowKey k : keys) {
-      if (!out.containsKey(k) && index.get(k) != null) {
-        out.put(k, layout.keyRow(k));
-      }
-    }
-    return out;
-  }
-
 }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
@@ -21,32 +22,40 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.TypeUtil;
 
 /**
- * Where each key's live row is: key → (data file, row position), as of one snapshot. Built from the
- * key columns only, kept current with this worker's own commits; any other writer's commit makes it
- * stale and it is rebuilt, never trusted.
+ * Where each key's live row is: key → (data file, row position), as of one snapshot, and beside it
+ * the stored values merge rules combine with ({@link MergeState}). Built from the key and
+ * merge-state columns only, kept current with this worker's own commits; any other writer's commit
+ * makes it stale and it is caught up or rebuilt, never trusted.
  */
 public final class PrimaryKeyIndex {
   /** A live row's place. */
   public record Location(DataFile file, long position) {}
 
   private final KeyLocations locations;
+  private final MergeState state;
   private long snapshotId;
 
-  private PrimaryKeyIndex(KeyLocations locations, long snapshotId) {
+  private PrimaryKeyIndex(KeyLocations locations, MergeState state, long snapshotId) {
     this.locations = locations;
+    this.state = state;
     this.snapshotId = snapshotId;
   }
 
   public static PrimaryKeyIndex build(Table table, long snapshotId, TableLayout layout) {
-    KeyLocations locations = KeyLocations.forKey(layout);
+    PrimaryKeyIndex index = empty(layout, snapshotId);
     try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
       for (FileScanTask task : tasks) {
-        index(table, task, layout, locations);
+        index.index(table, task, layout);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return new PrimaryKeyIndex(locations, snapshotId);
+    return index;
+  }
+
+  /** Whether this index holds the merge state the layout's rules need (another schema or other rules: rebuild). */
+  public boolean fits(TableLayout layout) {
+    return state.describe().equals(MergeState.forLayout(layout).describe());
   }
 
   /**
@@ -83,8 +92,10 @@ public final class PrimaryKeyIndex {
         reindex.add(path);
       }
     });
-    locations.removeFiles(path -> !live.containsKey(path) || reindex.contains(path));
-    reindex.forEach(path -> index(table, live.get(path), layout, locations));
+    Predicate<String> gone = path -> !live.containsKey(path) || reindex.contains(path);
+    locations.removeFiles(gone);
+    state.removeFiles(gone);
+    reindex.forEach(path -> index(table, live.get(path), layout));
     snapshotId = toSnapshot;
     return true;
   }
@@ -96,7 +107,17 @@ public final class PrimaryKeyIndex {
 
   /** An empty index of the layout's key shape, to fill when loading a persisted copy. */
   static PrimaryKeyIndex empty(TableLayout layout, long snapshotId) {
-    return new PrimaryKeyIndex(KeyLocations.forKey(layout), snapshotId);
+    return new PrimaryKeyIndex(KeyLocations.forKey(layout), MergeState.forLayout(layout), snapshotId);
+  }
+
+  /** The merge state, for persisting and loading. */
+  MergeState mergeState() {
+    return state;
+  }
+
+  /** Bytes held for the keys and locations, and for the merge state (rough, for benchmarks). */
+  public long[] footprintBytes() {
+    return new long[] {locations.footprintBytes(), state.footprintBytes()};
   }
 
   void put(RowKey key, DataFile file, long position) {
@@ -124,7 +145,7 @@ public final class PrimaryKeyIndex {
       try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(newSnapshotId).planFiles()) {
         for (FileScanTask task : tasks) {
           if (paths.remove(task.file().location())) {
-            index(table, task, layout, locations);
+            index(table, task, layout);
           }
         }
       } catch (IOException e) {
@@ -137,18 +158,153 @@ public final class PrimaryKeyIndex {
     snapshotId = newSnapshotId;
   }
 
-  private static void index(Table table, FileScanTask task, TableLayout layout, KeyLocations into) {
-    Schema keys = TypeUtil.join(layout.schema().select(layout.keyNames()), new Schema(MetadataColumns.ROW_POSITION));
-    try (CloseableIterable<Record> rows = LiveRows.read(table, task, keys)) {
+  /** Indexes a data file's live rows: their keys, and the values of the merge state's columns (one projected read). */
+  private void index(Table table, FileScanTask task, TableLayout layout) {
+    List<String> names = new ArrayList<>(List.of(layout.keyNames()));
+    for (MergeState.Column c : state.columns()) {
+      names.add(layout.column(c.position()).name());
+    }
+    Schema projection = TypeUtil.join(layout.schema().select(names), new Schema(MetadataColumns.ROW_POSITION));
+    DataFile file = task.file();
+    try (CloseableIterable<Record> rows = LiveRows.read(table, task, projection)) {
       for (Record r : rows) {
-        into.put(layout.keyOf(r), task.file(), (Long) r.getField(MetadataColumns.ROW_POSITION.name()));
+        long position = (Long) r.getField(MetadataColumns.ROW_POSITION.name());
+        locations.put(layout.keyOf(r), file, position);
+        state.record(file.location(), file.recordCount(), position, r);
+      }
+      state.sealFile(file.location());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Stored rows through the index (the position mode's, and the equality mode's on an
+   * unpartitioned table): with {@code fromMergeState} the values the folds need come from the
+   * merge state and, where it lacks them, from reads projected to the columns needed; without,
+   * every row whose values are needed is read whole (the general path, kept as the reference).
+   */
+  public ChangeResolver.StoredRows storedRows(Table table, TableLayout layout, boolean fromMergeState) {
+    return new ChangeResolver.StoredRows() {
+      @Override
+      public Map<RowKey, Object[]> read(Set<RowKey> keys, Set<RowKey> needValues) {
+        return withKeyRows(layout, keys, new HashMap<>(rowsAt(table, needValues, layout)));
+      }
+
+      @Override
+      public Map<RowKey, Object[]> read(Set<RowKey> keys, Map<RowKey, boolean[]> needColumns) {
+        if (!fromMergeState) {
+          return read(keys, needColumns.keySet());
+        }
+        return withKeyRows(layout, keys, new HashMap<>(storedValues(table, needColumns, layout)));
+      }
+    };
+  }
+
+  /** Adds a bare key row for every key the index holds that {@code out} lacks: enough to delete it. */
+  Map<RowKey, Object[]> withKeyRows(TableLayout layout, Set<RowKey> keys, Map<RowKey, Object[]> out) {
+    for (RowKey k : keys) {
+      if (!out.containsKey(k) && get(k) != null) {
+        out.put(k, layout.keyRow(k));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The stored rows of keys as far as each needs them ({@code needs}: per key the columns whose
+   * stored values its fold combines with, by table position; null for the whole row), in table
+   * column order; columns not needed are null. What the merge state holds is taken from it; the
+   * rest is read from the keys' data files, projected to the columns needed there, each file once
+   * and in position order. No deletes are applied: the index points only at live positions.
+   */
+  public Map<RowKey, Object[]> storedValues(Table table, Map<RowKey, boolean[]> needs, TableLayout layout) {
+    Map<RowKey, Object[]> out = new HashMap<>();
+    Map<String, DataFile> files = new HashMap<>();
+    Map<String, Map<Long, RowKey>> wanted = new HashMap<>();
+    Map<String, boolean[]> columnsByFile = new HashMap<>();
+    MergeState.Column[] held = state.columns();
+    boolean[] fromState = new boolean[layout.columnCount()];
+    for (MergeState.Column c : held) {
+      fromState[c.position()] = state.holdsColumn(layout, c.position());
+    }
+    for (int p : layout.keyPositions()) {
+      fromState[p] = true; // the key itself is known
+    }
+    for (Map.Entry<RowKey, boolean[]> e : needs.entrySet()) {
+      Location l = locations.get(e.getKey());
+      if (l == null) {
+        continue;
+      }
+      String path = l.file().location();
+      boolean[] need = e.getValue();
+      if (need != null && state.hasFile(path) && covered(need, fromState)) {
+        Object[] row = layout.keyRow(e.getKey());
+        for (int c = 0; c < held.length; c++) {
+          if (fromState[held[c].position()]) {
+            row[held[c].position()] = state.value(path, l.position(), c);
+          }
+        }
+        out.put(e.getKey(), row);
+        continue;
+      }
+      files.put(path, l.file());
+      wanted.computeIfAbsent(path, f -> new HashMap<>()).put(l.position(), e.getKey());
+      boolean[] cols = columnsByFile.computeIfAbsent(path, f -> new boolean[layout.columnCount()]);
+      for (int i = 0; i < cols.length; i++) {
+        cols[i] |= need == null || need[i];
+      }
+    }
+    for (Map.Entry<String, Map<Long, RowKey>> e : wanted.entrySet()) {
+      readPositions(table, files.get(e.getKey()), e.getValue(), columnsByFile.get(e.getKey()), layout, out);
+    }
+    return out;
+  }
+
+  private static boolean covered(boolean[] need, boolean[] known) {
+    for (int i = 0; i < need.length; i++) {
+      if (need[i] && !known[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Reads the rows at some positions of one data file, only the given columns (and the key). */
+  private static void readPositions(Table table, DataFile file, Map<Long, RowKey> positions, boolean[] columns,
+      TableLayout layout, Map<RowKey, Object[]> into) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < columns.length; i++) {
+      if (columns[i]) {
+        names.add(layout.column(i).name());
+      }
+    }
+    for (String k : layout.keyNames()) {
+      if (!names.contains(k)) {
+        names.add(k);
+      }
+    }
+    Schema projection = TypeUtil.join(layout.schema().select(names), new Schema(MetadataColumns.ROW_POSITION));
+    long last = positions.keySet().stream().mapToLong(Long::longValue).max().orElse(-1);
+    int found = 0;
+    try (CloseableIterable<Record> rows = LiveRows.readAll(table, file, projection)) {
+      for (Record r : rows) {
+        long position = (Long) r.getField(MetadataColumns.ROW_POSITION.name());
+        RowKey k = positions.get(position);
+        if (k != null) {
+          into.put(k, layout.valuesOf(r));
+          found++;
+        }
+        if (position >= last || found == positions.size()) {
+          break; // rows come in position order: nothing wanted is left in the file
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  /** Reads the rows at given positions of their files, all columns, in table column order. */
+  /** Reads the rows at given positions of their files, all columns, in table column order: the reference for {@link #storedValues}. */
   public Map<RowKey, Object[]> rowsAt(Table table, Collection<RowKey> keys, TableLayout layout) {
     Map<String, List<RowKey>> byFile = new HashMap<>();
     Map<String, DataFile> files = new HashMap<>();

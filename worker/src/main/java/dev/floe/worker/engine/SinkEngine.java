@@ -85,6 +85,11 @@ public final class SinkEngine {
   private String movesFile;
   private TableLayout movesLayout;
   private MoveLedger movesRead;
+  /** Whether stored values come from the index's merge state (false: stored rows read whole, or scanned in the equality mode: the reference). */
+  private boolean mergeStateFromIndex = true;
+  private final PhaseTimes phases = new PhaseTimes();
+  /** Whether the equality mode's current batch takes stored values from the index (an unpartitioned table). */
+  private boolean equalityIndexed;
 
   public SinkEngine(SinkSpec spec, Catalog catalog) {
     this.spec = spec;
@@ -100,6 +105,25 @@ public final class SinkEngine {
   public SinkEngine beforeCommit(Runnable hook) {
     this.beforeCommit = hook;
     return this;
+  }
+
+  /**
+   * Reads every stored row a merge rule or placeholder needs whole, as the general path did before
+   * the index held merge state: the reference a property test compares the fast path to.
+   */
+  public SinkEngine readingStoredRowsWhole() {
+    this.mergeStateFromIndex = false;
+    return this;
+  }
+
+  /** Time spent per phase of applying batches, so far. */
+  public PhaseTimes phaseTimes() {
+    return phases;
+  }
+
+  /** The primary-key index's bytes for keys and locations, and for merge state; null when there is none. */
+  public long[] indexFootprintBytes() {
+    return index == null ? null : index.footprintBytes();
   }
 
   /** The offsets the table holds for this sink (empty when the table does not exist yet). */
@@ -254,6 +278,7 @@ public final class SinkEngine {
       return BatchResult.alreadyApplied(records.size());
     }
 
+    long t = System.nanoTime();
     List<ChangeEvent> events = new ArrayList<>(fresh.size());
     List<RejectedRecord> rejected = new ArrayList<>();
     int tombstones = 0;
@@ -287,7 +312,9 @@ public final class SinkEngine {
       return new BatchResult(null, records.size(), records.size() - fresh.size(), tombstones, events.size(),
           0, false, 0, 0, List.copyOf(rejected), Map.copyOf(next), attempt);
     }
+    t = phases.add("decode", t);
     FoldedBatch folded = BatchFolder.fold(events, layout::project, layout.rules(), held.truncateLsn());
+    t = phases.add("fold", t);
     rejected.addAll(folded.rejected());
     if (!rejected.isEmpty()) {
       if (spec.onError() == OnError.FAIL) {
@@ -304,17 +331,31 @@ public final class SinkEngine {
     ChangeResolver.Changes changes;
     if (positional()) {
       PrimaryKeyIndex index = index(baseSnapshot);
+      t = phases.add("index", t);
       changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, true,
-          (keys, needValues) -> PositionDeltaWriter.storedRows(table, layout, index, keys, needValues), moves);
+          index == null ? null : index.storedRows(table, layout, mergeStateFromIndex), moves);
+      t = phases.add("resolve", t);
       written = baseSnapshot == null
           ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRows(table, layout, changes.rows()), List.of())
           : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), baseSnapshot);
     } else {
       List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
-      changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, LiveSpecs.needPartition(deleteSpecs),
-          ChangeResolver.scanning(table, baseSnapshot, layout), moves);
+      boolean needPartition = LiveSpecs.needPartition(deleteSpecs);
+      // Unpartitioned, the deletes need only keys: stored values come from the index as in the position
+      // mode instead of a scan of the table per batch. Partitioned, each delete needs its stored row's partition: scan.
+      equalityIndexed = !needPartition && mergeStateFromIndex && baseSnapshot != null;
+      if (!equalityIndexed) {
+        this.index = null; // not kept current by this batch
+      }
+      PrimaryKeyIndex index = equalityIndexed ? index(baseSnapshot) : null;
+      t = phases.add("index", t);
+      changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, needPartition,
+          index == null ? ChangeResolver.scanning(table, baseSnapshot, layout) : index.storedRows(table, layout, true),
+          moves);
+      t = phases.add("resolve", t);
       written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
     }
+    t = phases.add("write", t);
     List<DataFile> removedData = truncate == null ? List.of() : truncate.dataFiles();
     List<DeleteFile> removedDeletes = new ArrayList<>(written.replacedDeleteFiles());
     if (truncate != null) {
@@ -343,8 +384,10 @@ public final class SinkEngine {
       throw e;
     }
     carried.clear();
-    if (positional()) {
+    t = phases.add("commit", t);
+    if (positional() || equalityIndexed) {
       keepIndexCurrent(baseSnapshot, snapshotId, changes, written, truncate);
+      phases.add("index", t);
     }
     int deleted = (int) folded.keys().values().stream().filter(f -> !f.exists()).count();
     LOG.debug("committed snapshot {} to {}: {} records, {} rows, {} deletes, {} rejected",
@@ -387,6 +430,9 @@ public final class SinkEngine {
   private PrimaryKeyIndex index(Long baseSnapshot) {
     if (baseSnapshot == null) {
       return null;
+    }
+    if (index != null && !index.fits(layout)) {
+      index = null; // the merge rules or the columns they read changed: the merge state must be read again
     }
     if (index != null && index.snapshotId() != baseSnapshot && !index.catchUp(table, baseSnapshot, layout)) {
       index = null;

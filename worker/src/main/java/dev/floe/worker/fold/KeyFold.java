@@ -117,6 +117,23 @@ public final class KeyFold {
   }
 
   /**
+   * Per column (table position), whether resolving this key's final row combines with the stored
+   * value: a placeholder, or a rule that reads it; null when nothing stored is needed.
+   */
+  public boolean[] storedColumnsNeeded(MergeRule[] rules) {
+    if (!needsStoredValues(rules)) {
+      return null;
+    }
+    boolean[] out = new boolean[partial.length];
+    for (int i = 0; i < partial.length; i++) {
+      Object v = partial[i];
+      out[i] = v == Unchanged.VALUE
+          || !(rules[i] == MergeRule.LAST || (rules[i] == MergeRule.LAST_NON_NULL && v != null));
+    }
+    return out;
+  }
+
+  /**
    * The final row: the partial version combined with the stored row (null if none or discarded).
    * A placeholder with nothing stored behind it resolves to null.
    */

@@ -18,7 +18,16 @@ import dev.floe.worker.testing.LocalWarehouse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.nio.ByteBuffer;
+import org.apache.iceberg.GenericBlobMetadata;
+import org.apache.iceberg.GenericStatisticsFile;
 import org.apache.iceberg.StatisticsFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.puffin.Blob;
+import org.apache.iceberg.puffin.BlobMetadata;
+import org.apache.iceberg.puffin.Puffin;
+import org.apache.iceberg.puffin.PuffinReader;
+import org.apache.iceberg.puffin.PuffinWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,5 +81,62 @@ class PrimaryKeyIndexTest {
 
     assertThat(restarted.indexBuildsAndLoads()).containsExactly(1, 0);
     assertThat(ScriptPlayer.actual(restarted.table())).isEqualTo(model.expected());
+  }
+
+  @Test
+  void aPersistedIndexOfTheFormerVersionWithoutMergeStateIsRebuiltNotRead() throws Exception {
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.v1", 3, false, WriteMode.POSITION_DELETES);
+    SinkEngine first = new SinkEngine(sink, warehouse.catalog());
+    for (int b = 0; b < 3; b++) {
+      first.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
+    }
+    Table table = first.table();
+    for (StatisticsFile f : List.copyOf(table.statisticsFiles())) {
+      relabel(table, f, "floe-primary-key-index-v1"); // as a worker of the former version left it
+    }
+
+    SinkEngine restarted = new SinkEngine(sink, warehouse.catalog());
+    restarted.apply(source.records(steps.subList(150, 250), model), DeadLetters.DISCARD);
+
+    assertThat(restarted.indexBuildsAndLoads()).containsExactly(1, 0);
+    assertThat(ScriptPlayer.actual(restarted.table())).isEqualTo(model.expected());
+  }
+
+  @Test
+  void aPersistedIndexWhoseMergeStateHoldsOtherColumnsIsRebuilt() {
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.rules", 3, false, WriteMode.POSITION_DELETES);
+    SinkEngine first = new SinkEngine(sink, warehouse.catalog());
+    for (int b = 0; b < 3; b++) {
+      first.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
+    }
+    // the same table, now configured with hi summed instead of kept as a maximum
+    java.util.Map<String, dev.floe.worker.fold.MergeRule> rules = new java.util.HashMap<>(OrdersTable.RULES);
+    rules.put("hi", dev.floe.worker.fold.MergeRule.LAST);
+    SinkSpec changed = new SinkSpec(sink.source(), new dev.floe.worker.config.TableSpec(warehouse.spec(), "pk.rules", List.of(), List.of(),
+        3, WriteMode.POSITION_DELETES, rules, java.util.Map.of()), null, null, null);
+
+    SinkEngine restarted = new SinkEngine(changed, warehouse.catalog());
+    restarted.apply(source.records(steps.subList(150, 200), model), DeadLetters.DISCARD);
+
+    assertThat(restarted.indexBuildsAndLoads()).containsExactly(1, 0);
+  }
+
+  /** Rewrites a persisted index's statistics file with its blob under another type name. */
+  private static void relabel(Table table, StatisticsFile f, String type) throws Exception {
+    ByteBuffer payload;
+    BlobMetadata meta;
+    try (PuffinReader reader = Puffin.read(table.io().newInputFile(f.path())).withFileSize(f.fileSizeInBytes()).build()) {
+      meta = reader.fileMetadata().blobs().get(0);
+      payload = reader.readAll(List.of(meta)).iterator().next().second();
+    }
+    String path = f.path().replace(".puffin", "-relabelled.puffin");
+    try (PuffinWriter writer = Puffin.write(table.io().newOutputFile(path)).createdBy("test").build()) {
+      writer.add(new Blob(type, meta.inputFields(), meta.snapshotId(), meta.sequenceNumber(), payload));
+      writer.finish();
+      table.updateStatistics().setStatistics(new GenericStatisticsFile(f.snapshotId(), path, writer.fileSize(), writer.footerSize(),
+          GenericBlobMetadata.from(writer.writtenBlobsMetadata()))).commit();
+    }
   }
 }
