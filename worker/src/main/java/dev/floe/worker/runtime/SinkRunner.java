@@ -82,6 +82,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /** Tables whose meters exist (registered once, with the table's last commit). */
   private final Set<SinkEngine> metered = new HashSet<>();
   private long lastLagNanos;
+  /** Compacts what this worker wrote once it is idle (see {@link SelfCompaction}). */
+  private final SelfCompaction selfCompaction;
 
   public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
     this(spec, TableRouter.single(engine), metrics, secrets);
@@ -100,6 +102,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     this.tables = tables;
     this.metrics = metrics;
     this.batch = new OpenBatch(spec.commit());
+    this.selfCompaction = new SelfCompaction(spec.compaction(), metrics, System.nanoTime());
     Map<String, String> extra = KafkaClientSettings.of(spec.source(), secrets);
     this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.kafka = new KafkaContact(KafkaContact.properties(extra, spec.source().bootstrapServers(), "floe-admin-" + spec.sinkId()),
@@ -136,6 +139,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           commitToKafka(groupOffsets.whileIdle(positions()));
           lastLagNanos = now;
         }
+        selfCompaction.tick(System.nanoTime(), !polled.isEmpty(), batch.isEmpty(), () -> running);
       }
       while (!batch.isEmpty()) { // the open batch, then any records waiting for the next
         LOG.info("stopping: committing the open batch of {} record(s)", batch.records().size());
@@ -254,6 +258,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         metrics.batchCommitted(engine.tableId().toString(), result, Duration.ofNanos(System.nanoTime() - t0));
         if (result.snapshotId() != null) {
           commitStamp = CommitStamp.of(java.time.Instant.now(), result.snapshotId());
+          selfCompaction.committed(engine, result.snapshotId(), System.nanoTime());
         }
         commitToKafka(groupOffsets.afterTableCommit(result.nextOffsets(), positions()));
         LOG.info("batch: {} records, {} rows written, {} keys deleted, {} rejected, {} already applied -> {} snapshot {}",
