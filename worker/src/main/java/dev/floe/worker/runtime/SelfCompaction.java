@@ -25,6 +25,12 @@ import org.slf4j.LoggerFactory;
  */
 final class SelfCompaction {
   private static final Logger LOG = LoggerFactory.getLogger(SelfCompaction.class);
+  /**
+   * Longest stretch of compaction between two polls: the consumer must poll within
+   * max.poll.interval.ms (5 min) to stay in its group, and records arriving meanwhile wait. What
+   * is left is done in the next stretch, after a poll, while the worker stays idle.
+   */
+  private static final long SLICE_NANOS = java.time.Duration.ofSeconds(60).toNanos();
 
   private final CompactionSpec spec;
   private final SelfCompactionSpec self;
@@ -80,11 +86,16 @@ final class SelfCompaction {
       Trigger due = due(self.enabled(), now - lastRecordNanos, idleAfterNanos, w.sinceIdleCompaction, w.commitsSinceCheck,
           now - w.lastCheckNanos);
       if (due != null && keepGoing.getAsBoolean()) {
-        compact(e.getKey(), w, due, keepGoing);
+        long deadline = System.nanoTime() + SLICE_NANOS;
+        boolean[] cut = {false};
+        compact(e.getKey(), w, due, () -> {
+          cut[0] |= System.nanoTime() > deadline;
+          return keepGoing.getAsBoolean() && !cut[0];
+        });
         w.lastCheckNanos = System.nanoTime();
         w.commitsSinceCheck = 0;
-        if (due == Trigger.IDLE) {
-          w.sinceIdleCompaction = false;
+        if (due == Trigger.IDLE && !cut[0]) {
+          w.sinceIdleCompaction = false; // done for this quiet spell; a slice cut short goes on next turn
         }
       }
     }
