@@ -184,9 +184,10 @@ class FloeBenchmark {
     long lagZeroSnapshot = catalog.loadTable(id).currentSnapshot().snapshotId();
     // then the worker idles: its self-compaction (idleAfter 30 s by default) rewrites what deletes apply to
     long idleStart = System.nanoTime();
-    while (System.nanoTime() - idleStart < Duration.ofMinutes(10).toNanos() && !(sampler.sum("floe_self_compaction_groups_total") > 0
-        && "0".equals(catalog.loadTable(id).currentSnapshot().summary().getOrDefault("total-delete-files", "0")))) {
-      Thread.sleep(1_000);
+    double idleRuns = sampler.sum("floe_self_compaction_runs_total", "trigger=\"idle\"");
+    while (System.nanoTime() - idleStart < Duration.ofMinutes(10).toNanos()
+        && sampler.sum("floe_self_compaction_runs_total", "trigger=\"idle\"") <= idleRuns) {
+      Thread.sleep(500);
     }
     double idleSeconds = (System.nanoTime() - idleStart) / 1e9;
     double rewrittenBytes = sampler.sum("floe_self_compaction_rewritten_bytes_total");

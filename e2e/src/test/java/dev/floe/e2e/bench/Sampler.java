@@ -42,11 +42,16 @@ final class Sampler {
 
   /** The sum of a metric's series (name as Prometheus shows it), or -1 when the endpoint does not answer. */
   double sum(String name) {
+    return sum(name, "");
+  }
+
+  /** The sum of a metric's series whose labels contain {@code labels} (such as {@code trigger="idle"}), or -1. */
+  double sum(String name, String labels) {
     try {
       String text = http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
       double sum = 0;
       for (String line : text.split("\n")) {
-        if (line.startsWith(name + "{")) {
+        if (line.startsWith(name + "{") && line.contains(labels)) {
           sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
         }
       }

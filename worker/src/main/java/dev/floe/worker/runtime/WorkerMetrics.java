@@ -144,9 +144,17 @@ public final class WorkerMetrics {
     final Counter rewrittenBytes;
     final Counter groups;
     final Counter lostRaces;
+    final Counter idleRuns;
+    final Counter deadFractionRuns;
 
     CompactionMeters(String table) {
       Tags t = tags.and("table", table);
+      idleRuns = Counter.builder("floe.self.compaction.runs").tags(t).tag("trigger", "idle")
+          .description("self-compactions run, by trigger (idle: after idleAfter without records; dead_fraction: while busy)")
+          .register(registry);
+      deadFractionRuns = Counter.builder("floe.self.compaction.runs").tags(t).tag("trigger", "dead_fraction")
+          .description("self-compactions run, by trigger (idle: after idleAfter without records; dead_fraction: while busy)")
+          .register(registry);
       bytesCommitted = Counter.builder("floe.committed.bytes").tags(t).baseUnit("bytes")
           .description("bytes of data and delete files this worker's batches committed (counted at each self-compaction check)")
           .register(registry);
@@ -174,6 +182,7 @@ public final class WorkerMetrics {
     m.rewrittenBytes.increment(r.bytesWritten());
     m.groups.increment(r.groups());
     m.lostRaces.increment(r.lostRaces());
+    (r.trigger() == dev.floe.worker.maintain.SelfCompactionPlanner.Trigger.IDLE ? m.idleRuns : m.deadFractionRuns).increment();
   }
 
   /** Batches committed so far, over all tables. */
