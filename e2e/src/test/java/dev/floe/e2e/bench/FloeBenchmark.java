@@ -11,6 +11,8 @@ import dev.floe.worker.catalog.CatalogLoader;
 import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.CommitSpec;
+import dev.floe.worker.config.CompactionSpec;
+import dev.floe.worker.config.SelfCompactionSpec;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkConfigLoader;
 import dev.floe.worker.config.OnError;
@@ -56,7 +58,8 @@ import org.junit.jupiter.api.Test;
  * Floe's speed against its own ceilings, in one run: the {@code orders} workload through a real
  * Kafka broker into a {@code floe run} child JVM (both write modes), against the same events only
  * consumed and decoded and the same final rows only appended as Parquet; the full-scan cost of
- * what each mode wrote against those rows written fresh; heap high-water and files and bytes; and
+ * what each mode wrote against those rows written fresh, at lag 0 and once the worker has idled and
+ * compacted what it wrote, with the bytes it rewrote per byte committed; heap high-water and files and bytes; and
  * the contest workload's write and read seconds. Prints a table, writes {@code
  * target/bench/report.json}, a PNG of throughput and lag per mode, and, where Floe is slower than
  * its consume-and-decode ceiling by more than 2×, the hottest code from a JFR recording.
@@ -91,9 +94,11 @@ class FloeBenchmark {
         Map<String, Object> r = orders(kafka, topic, stream, produced, mode, work.resolve(mode.name().toLowerCase(Locale.ROOT)), decodeRate, size);
         report.put("orders." + mode.name().toLowerCase(Locale.ROOT), r);
         produced += ((Number) r.get("coldStart.backlogRecords")).longValue(); // the next mode reads the cold start's backlog too
-        table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling  %5.2fx of append ceiling  scan %6.2fx fresh  heap max %4d MiB  cold start %5.1f s  %3d data + %3d delete files, %6.1f MiB",
+        table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling  %5.2fx of append ceiling  scan %6.2fx fresh"
+                + " (idle: %5.2fx after %.0f s, write amplification %.2f)  heap max %4d MiB  cold start %5.1f s  %3d data + %3d delete files, %6.1f MiB",
             mode.name().toLowerCase(Locale.ROOT), r.get("recordsPerSecond"), r.get("ratioToDecodeCeiling"), r.get("ratioToAppendCeiling"),
-            r.get("scanRatioToFresh"), ((Number) r.get("heapHighWaterBytes")).longValue() >> 20, r.get("coldStart.processStartToCommitSeconds"), r.get("dataFiles"), r.get("deleteFiles"),
+            r.get("scanRatioToFresh"), r.get("idleScanRatioToFresh"), r.get("idleSeconds"), r.get("writeAmplification"),
+            ((Number) r.get("heapHighWaterBytes")).longValue() >> 20, r.get("coldStart.processStartToCommitSeconds"), r.get("dataFiles"), r.get("deleteFiles"),
             ((Number) r.get("tableBytes")).longValue() / 1048576.0));
       }
       for (WriteMode mode : only.equals("orders") ? new WriteMode[0] : modes()) {
@@ -169,7 +174,10 @@ class FloeBenchmark {
     SinkSpec spec = new SinkSpec(new SourceSpec(kafka.bootstrapServers(), List.of(topic), null, "floe-bench-" + mode.name().toLowerCase(Locale.ROOT), null,
         Map.of("auto.offset.reset", "earliest")),
         new TableSpec(catalogSpec, "bench.orders", List.of(), List.of(), mode == WriteMode.POSITION_DELETES ? 3 : 2, mode, Map.of(), Map.of()),
-        commitSettings(size), null, OnError.FAIL);
+        commitSettings(size), null, OnError.FAIL,
+        // the worker compacts once idle for 30 s (the default; 5 s at smoke size, to keep CI short)
+        new CompactionSpec(null, null, null, null, null, null, null, null, null, null, null,
+            new SelfCompactionSpec(true, size.name().equals("smoke") ? "5s" : "30s", null)));
     Path config = dir.resolve("sink.yaml");
     Files.writeString(config, SinkConfigLoader.toYaml(spec));
     int port = freePort();
@@ -180,9 +188,21 @@ class FloeBenchmark {
     Catalog catalog = CatalogLoader.load("floe", catalogSpec, SecretResolver.fromEnvironment());
     TableIdentifier id = TableIdentifier.parse("bench.orders");
     worker.awaitLog("assigned", Duration.ofMinutes(2)); // the first poll
-    List<Sampler.Sample> samples = new Sampler(port).until(produced, () -> applied(catalog, id, spec.sinkId()), Duration.ofMillis(500), Duration.ofHours(2));
+    Sampler sampler = new Sampler(port);
+    List<Sampler.Sample> samples = sampler.until(produced, () -> applied(catalog, id, spec.sinkId()), Duration.ofMillis(500), Duration.ofHours(2));
     double seconds = samples.get(samples.size() - 1).seconds();
     long heapMax = samples.stream().mapToLong(Sampler.Sample::heapBytes).max().orElse(-1);
+    long lagZeroSnapshot = catalog.loadTable(id).currentSnapshot().snapshotId();
+    // then the worker idles: its self-compaction (idleAfter 30 s by default) rewrites what deletes apply to
+    long idleStart = System.nanoTime();
+    double idleRuns = sampler.sum("floe_self_compaction_runs_total", "trigger=\"idle\"");
+    while (System.nanoTime() - idleStart < Duration.ofMinutes(10).toNanos()
+        && sampler.sum("floe_self_compaction_runs_total", "trigger=\"idle\"") <= idleRuns) {
+      Thread.sleep(500);
+    }
+    double idleSeconds = (System.nanoTime() - idleStart) / 1e9;
+    double rewrittenBytes = sampler.sum("floe_self_compaction_rewritten_bytes_total");
+    double committedBytes = sampler.sum("floe_committed_bytes_total");
     assertThat(worker.stop()).isZero();
     Chart.throughputAndLag(OUT.resolve("orders-" + mode.name().toLowerCase(Locale.ROOT) + ".png"),
         "orders, " + mode.name().toLowerCase(Locale.ROOT) + ": throughput and lag", samples);
@@ -190,14 +210,15 @@ class FloeBenchmark {
     Table table = catalog.loadTable(id);
     checkEqualsSource(table, stream.rows());
     // each baseline runs twice and keeps the faster run: the first pays for this JVM's warm-up
-    double scan = Math.min(scanSeconds(table), scanSeconds(table));
+    double scan = Math.min(scanSeconds(table, lagZeroSnapshot), scanSeconds(table, lagZeroSnapshot));
+    double idleScan = Math.min(scanSeconds(table, table.currentSnapshot().snapshotId()), scanSeconds(table, table.currentSnapshot().snapshotId()));
     double[] freshTimes = {Double.MAX_VALUE, Double.MAX_VALUE};
     for (int round = 0; round < 2; round++) {
       double[] t = freshWriteAndScan(freshCopy(catalog, table, spec.table()), table, spec.table());
       freshTimes[0] = Math.min(freshTimes[0], t[0]);
       freshTimes[1] = Math.min(freshTimes[1], t[1]);
     }
-    Snapshot s = table.currentSnapshot();
+    Snapshot s = table.snapshot(lagZeroSnapshot); // files and bytes as the batches left them; after idling below
     double rate = produced / seconds;
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("seconds", seconds);
@@ -208,6 +229,14 @@ class FloeBenchmark {
     r.put("scanSeconds", scan);
     r.put("freshScanSeconds", freshTimes[1]);
     r.put("scanRatioToFresh", scan / freshTimes[1]);
+    r.put("idleSeconds", idleSeconds);
+    r.put("idleScanSeconds", idleScan);
+    r.put("idleScanRatioToFresh", idleScan / freshTimes[1]);
+    r.put("selfCompactionRewrittenBytes", (long) rewrittenBytes);
+    r.put("committedBytes", (long) committedBytes);
+    r.put("writeAmplification", rewrittenBytes / committedBytes);
+    r.put("idleDataFiles", Integer.parseInt(table.currentSnapshot().summary().getOrDefault("total-data-files", "0")));
+    r.put("idleDeleteFiles", Integer.parseInt(table.currentSnapshot().summary().getOrDefault("total-delete-files", "0")));
     r.put("heapHighWaterBytes", heapMax);
     r.put("rows", stream.rows().size());
     r.put("dataFiles", Integer.parseInt(s.summary().getOrDefault("total-data-files", "0")));
@@ -276,9 +305,14 @@ class FloeBenchmark {
   }
 
   private static double scanSeconds(Table table) throws IOException {
+    return scanSeconds(table, table.currentSnapshot().snapshotId());
+  }
+
+  /** A full scan of the table as of a snapshot, in seconds. */
+  private static double scanSeconds(Table table, long snapshotId) throws IOException {
     long t0 = System.nanoTime();
     long n = 0;
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
       for (Record ignored : rows) {
         n++;
       }

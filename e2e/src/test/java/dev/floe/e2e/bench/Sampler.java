@@ -40,6 +40,27 @@ final class Sampler {
     throw new AssertionError("the worker did not catch up within " + timeout + "; last sample " + samples.get(samples.size() - 1));
   }
 
+  /** The sum of a metric's series (name as Prometheus shows it), or -1 when the endpoint does not answer. */
+  double sum(String name) {
+    return sum(name, "");
+  }
+
+  /** The sum of a metric's series whose labels contain {@code labels} (such as {@code trigger="idle"}), or -1. */
+  double sum(String name, String labels) {
+    try {
+      String text = http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
+      double sum = 0;
+      for (String line : text.split("\n")) {
+        if (line.startsWith(name + "{") && line.contains(labels)) {
+          sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+      }
+      return sum;
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
   /** Sum of jvm_memory_used_bytes over the heap pools, or -1 when the endpoint does not answer. */
   private long heap() {
     try {

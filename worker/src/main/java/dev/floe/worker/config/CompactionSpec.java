@@ -9,7 +9,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.time.Duration;
 
-/** What {@code floe compact} does to the sink's table, and how hard. */
+/** What {@code floe compact} does to the sink's table, and how hard; and what the worker compacts itself. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CompactionSpec(
     @JsonPropertyDescription("Cron schedule of the compaction Job (operator), e.g. \"0 */2 * * *\", or @daily.")
@@ -27,9 +27,18 @@ public record CompactionSpec(
     @JsonPropertyDescription("Rewrite data files (default true).") Boolean rewrite,
     @JsonPropertyDescription("Expire snapshots (default true).") Boolean expire,
     @JsonPropertyDescription("Remove orphan files (default true).") Boolean removeOrphans,
-    @JsonPropertyDescription("Rewrite manifests (default true).") Boolean rewriteManifests) {
+    @JsonPropertyDescription("Rewrite manifests (default true).") Boolean rewriteManifests,
+    @JsonPropertyDescription("Compaction by the worker itself, between Jobs: when idle, and of files past a dead-row fraction.")
+        SelfCompactionSpec selfCompaction) {
 
   public static final CompactionSpec DEFAULTS = new CompactionSpec(null, null, null, null, null, null, null, null, null, null, null);
+
+  /** A compaction spec with the worker's self-compaction at its defaults. */
+  public CompactionSpec(String schedule, Long targetFileSize, Integer minInputFiles, String expireAfter, Integer retainLast,
+      String orphanAfter, Integer maxManifests, Boolean rewrite, Boolean expire, Boolean removeOrphans, Boolean rewriteManifests) {
+    this(schedule, targetFileSize, minInputFiles, expireAfter, retainLast, orphanAfter, maxManifests, rewrite, expire, removeOrphans,
+        rewriteManifests, null);
+  }
 
   public CompactionSpec {
     targetFileSize = targetFileSize == null ? 128L << 20 : targetFileSize;
@@ -42,6 +51,7 @@ public record CompactionSpec(
     expire = expire == null || expire;
     removeOrphans = removeOrphans == null || removeOrphans;
     rewriteManifests = rewriteManifests == null || rewriteManifests;
+    selfCompaction = selfCompaction == null ? SelfCompactionSpec.DEFAULTS : selfCompaction;
   }
 
   public Duration expireAfterDuration() {

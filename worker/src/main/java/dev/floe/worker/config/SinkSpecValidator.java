@@ -119,6 +119,12 @@ public final class SinkSpecValidator {
     atLeastOne(out, "compaction.minInputFiles", c.minInputFiles(), "5");
     atLeastOne(out, "compaction.retainLast", c.retainLast(), "10");
     atLeastOne(out, "compaction.maxManifests", c.maxManifests(), "50");
+    SelfCompactionSpec self = c.selfCompaction();
+    positive(out, "compaction.selfCompaction.idleAfter", self.idleAfter(), "30s");
+    if (!(self.maxDeadFraction() > 0 && self.maxDeadFraction() <= 1)) {
+      out.add(new ConfigProblem("compaction.selfCompaction.maxDeadFraction", "must be a fraction of a file's rows above 0 and at most 1"
+          + " (0.2: rewrite a file once a fifth of its rows are deleted), got " + self.maxDeadFraction(), "0.2"));
+    }
   }
 
   /** Every interval must parse and be longer than zero: a zero interval would spin. */

@@ -4,21 +4,14 @@ import dev.floe.worker.config.CompactionSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Consumer;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.io.CloseableIterable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,27 +97,15 @@ public final class Compactor {
       throw new UncheckedIOException(e);
     }
     for (FileGroupPlanner.FileGroup group : plan) {
-      DataFileRewriter.Rewritten written = DataFileRewriter.rewrite(table, group.tasks(), spec.targetFileSize());
-      Set<DataFile> removed = new HashSet<>();
-      group.tasks().forEach(t -> removed.add(t.file()));
-      try {
-        beforeGroupCommit.accept(group);
-        RewriteFiles rewrite = table.newRewrite()
-            .validateFromSnapshot(start.snapshotId())
-            // the new files take the sequence number the rewrite read at: deletes committed since still apply
-            .dataSequenceNumber(start.sequenceNumber())
-            .rewriteFiles(removed, Set.of(), new HashSet<>(written.files()), Set.of());
-        rewrite.set(COMPACTION_PROPERTY, "rewrite");
-        rewrite.commit();
+      FileGroupRewrite.Outcome outcome = FileGroupRewrite.run(table, start, group, spec.targetFileSize(), "rewrite", beforeGroupCommit);
+      if (outcome.committed()) {
         groups[0]++;
-        groups[2] += removed.size();
-        groups[3] += written.files().size();
-        rows[0] += written.rows();
-      } catch (ValidationException | CommitFailedException e) {
+        groups[2] += outcome.filesRemoved();
+        groups[3] += outcome.filesWritten();
+        rows[0] += outcome.rowsWritten();
+      } else {
         groups[1]++;
         lost++;
-        LOG.info("file group of {} file(s) lost a race: {}", removed.size(), e.getMessage());
-        written.files().forEach(f -> table.io().deleteFile(f.location()));
       }
     }
     table.refresh();
@@ -132,17 +113,7 @@ public final class Compactor {
   }
 
   private int removeDanglingDeletes(List<String> errors) {
-    return step("remove dangling deletes", errors, () -> {
-      List<DeleteFile> dangling = DanglingDeletes.find(table);
-      if (dangling.isEmpty()) {
-        return 0;
-      }
-      RewriteFiles rewrite = table.newRewrite().validateFromSnapshot(table.currentSnapshot().snapshotId());
-      dangling.forEach(rewrite::deleteFile);
-      rewrite.set(COMPACTION_PROPERTY, "dangling-deletes");
-      rewrite.commit();
-      return dangling.size();
-    });
+    return step("remove dangling deletes", errors, () -> DanglingDeletes.remove(table, "dangling-deletes"));
   }
 
   private int rewriteManifests(List<String> errors) {

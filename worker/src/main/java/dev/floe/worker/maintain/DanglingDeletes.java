@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 
@@ -17,6 +18,23 @@ import org.apache.iceberg.io.CloseableIterable;
  */
 final class DanglingDeletes {
   private DanglingDeletes() {}
+
+  /**
+   * Drops the dangling delete files in one snapshot marked {@code marker}; returns how many. A
+   * delete that dangles stays dangling whatever commits meanwhile (new data files are newer than
+   * it, and position deletes name their files), so Iceberg's own retry onto a newer state is safe.
+   */
+  static int remove(Table table, String marker) {
+    List<DeleteFile> dangling = find(table);
+    if (dangling.isEmpty()) {
+      return 0;
+    }
+    RewriteFiles rewrite = table.newRewrite().validateFromSnapshot(table.currentSnapshot().snapshotId());
+    dangling.forEach(rewrite::deleteFile);
+    rewrite.set(Compactor.COMPACTION_PROPERTY, marker);
+    rewrite.commit();
+    return dangling.size();
+  }
 
   static List<DeleteFile> find(Table table) {
     if (table.currentSnapshot() == null) {

@@ -101,6 +101,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private boolean overlap = true;
   /** Records polled since the start (tests read it to see polling go on during a commit). */
   private volatile long polledRecords;
+  /** Compacts what this worker wrote once it is idle (see {@link SelfCompaction}). */
+  private final SelfCompaction selfCompaction;
 
   public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
     this(spec, TableRouter.single(engine), metrics, secrets);
@@ -120,6 +122,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     this.metrics = metrics;
     this.batch = new OpenBatch(spec.commit());
     this.pipeline = new BatchPipeline("floe-apply-" + spec.sinkId());
+    this.selfCompaction = new SelfCompaction(spec.compaction(), metrics, System.nanoTime());
     Map<String, String> extra = KafkaClientSettings.of(spec.source(), secrets);
     this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.kafka = new KafkaContact(KafkaContact.properties(extra, spec.source().bootstrapServers(), "floe-admin-" + spec.sinkId()),
@@ -179,6 +182,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           commitToKafka(groupOffsets.whileIdle(positions()));
           lastLagNanos = now;
         }
+        // only while no batch is in flight: the engines (their tables, their indexes) are then this thread's
+        selfCompaction.tick(System.nanoTime(), !polled.isEmpty(), batch.isEmpty() && !pipeline.busy(), () -> running);
       }
       finishInFlight();
       while (!batch.isEmpty()) { // the open batch, then any records waiting for the next
@@ -465,6 +470,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         metrics.batchCommitted(engine.tableId().toString(), result, c.took());
         if (result.snapshotId() != null) {
           commitStamp = CommitStamp.of(java.time.Instant.now(), result.snapshotId());
+          selfCompaction.committed(engine, result.snapshotId(), System.nanoTime());
         }
         commitToKafka(groupOffsets.afterTableCommit(result.nextOffsets(), positions()));
         LOG.info("batch: {} records, {} rows written, {} keys deleted, {} rejected, {} already applied -> {} snapshot {}",

@@ -138,6 +138,53 @@ public final class WorkerMetrics {
     }
   }
 
+  /** What one table's self-compaction did, beside the bytes its batches committed: their ratio is the write amplification. */
+  private final class CompactionMeters {
+    final Counter bytesCommitted;
+    final Counter rewrittenBytes;
+    final Counter groups;
+    final Counter lostRaces;
+    final Counter idleRuns;
+    final Counter deadFractionRuns;
+
+    CompactionMeters(String table) {
+      Tags t = tags.and("table", table);
+      idleRuns = Counter.builder("floe.self.compaction.runs").tags(t).tag("trigger", "idle")
+          .description("self-compactions run, by trigger (idle: after idleAfter without records; dead_fraction: while busy)")
+          .register(registry);
+      deadFractionRuns = Counter.builder("floe.self.compaction.runs").tags(t).tag("trigger", "dead_fraction")
+          .description("self-compactions run, by trigger (idle: after idleAfter without records; dead_fraction: while busy)")
+          .register(registry);
+      bytesCommitted = Counter.builder("floe.committed.bytes").tags(t).baseUnit("bytes")
+          .description("bytes of data and delete files this worker's batches committed (counted at each self-compaction check)")
+          .register(registry);
+      rewrittenBytes = Counter.builder("floe.self.compaction.rewritten.bytes").tags(t).baseUnit("bytes")
+          .description("bytes of data files this worker's self-compaction wrote, lost races included: ÷ committed bytes is the write amplification")
+          .register(registry);
+      groups = Counter.builder("floe.self.compaction.groups").tags(t).description("file groups self-compaction rewrote and committed")
+          .register(registry);
+      lostRaces = Counter.builder("floe.self.compaction.lost.races").tags(t)
+          .description("file groups self-compaction gave up because another commit touched their files first (no data lost)")
+          .register(registry);
+    }
+  }
+
+  private final Map<String, CompactionMeters> compaction = new ConcurrentHashMap<>();
+
+  /** Bytes of files this worker's batches committed to a table. */
+  public void bytesCommitted(String table, long bytes) {
+    compaction.computeIfAbsent(table, CompactionMeters::new).bytesCommitted.increment(bytes);
+  }
+
+  /** A self-compaction of a table ran. */
+  public void selfCompacted(String table, dev.floe.worker.maintain.SelfCompactor.Report r) {
+    CompactionMeters m = compaction.computeIfAbsent(table, CompactionMeters::new);
+    m.rewrittenBytes.increment(r.bytesWritten());
+    m.groups.increment(r.groups());
+    m.lostRaces.increment(r.lostRaces());
+    (r.trigger() == dev.floe.worker.maintain.SelfCompactionPlanner.Trigger.IDLE ? m.idleRuns : m.deadFractionRuns).increment();
+  }
+
   /** Batches committed so far, over all tables. */
   public long committedBatches() {
     return tables.values().stream().mapToLong(m -> m.batchRecords.count()).sum();

@@ -62,6 +62,28 @@ class ValidationTeachesTest {
   }
 
   @Test
+  void selfCompactionIsOnByDefaultAndItsSettingsAreChecked() {
+    SelfCompactionSpec defaults = SinkConfigLoader.parse(VALID).compaction().selfCompaction();
+    assertThat(defaults.enabled()).isTrue();
+    assertThat(defaults.idleAfterDuration()).isEqualTo(java.time.Duration.ofSeconds(30));
+    assertThat(defaults.maxDeadFraction()).isEqualTo(0.2);
+    assertThat(SinkConfigLoader.parse(VALID + "compaction: {selfCompaction: {enabled: false}}").compaction().selfCompaction().enabled())
+        .isFalse();
+
+    String bad = VALID + """
+        compaction: {selfCompaction: {idleAfter: 0s, maxDeadFraction: 20}}
+        """;
+    assertThatThrownBy(() -> SinkConfigLoader.parse(bad)).isInstanceOfSatisfying(ConfigException.class, e ->
+        assertThat(e.problems()).extracting(ConfigProblem::field)
+            .containsExactly("compaction.selfCompaction.idleAfter", "compaction.selfCompaction.maxDeadFraction"))
+        .hasMessageContaining("compaction.selfCompaction.idleAfter: must be longer than zero, got '0s' (for example: 30s)")
+        .hasMessageContaining("compaction.selfCompaction.maxDeadFraction: must be a fraction of a file's rows above 0 and at most 1"
+            + " (0.2: rewrite a file once a fifth of its rows are deleted), got 20.0 (for example: 0.2)");
+    assertThatThrownBy(() -> SinkConfigLoader.parse(VALID + "compaction: {selfCompaction: {idleAftr: 10s}}"))
+        .hasMessageContaining("compaction.selfCompaction.idleAftr: unknown field 'idleAftr'");
+  }
+
+  @Test
   void aPlaceholderTypoIsExplained() {
     assertThatThrownBy(() -> SinkConfigLoader.parse(VALID.replace("topics: [pg.public.orders]", "topicPattern: \"pg\\\\..*\"")
         .replace("name: analytics.orders, mergeRules: {qty: sum}", "name: \"mirror.{scheme}_{table}\"")))
