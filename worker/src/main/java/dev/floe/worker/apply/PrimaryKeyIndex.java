@@ -17,6 +17,8 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.TypeUtil;
 
@@ -115,23 +117,28 @@ public final class PrimaryKeyIndex {
     return locations.size();
   }
 
-  /** Brings the index to a snapshot this worker committed: keys it deleted go, rows it added come. */
+  /**
+   * Brings the index to a snapshot this worker committed: keys it deleted go, rows it added come.
+   * The added files are read directly, key columns only, without planning the snapshot: no delete
+   * applies to a file in the commit that adds it, so a row's position is its place in the file.
+   */
   public void committed(Table table, long newSnapshotId, Collection<RowKey> deleted, List<DataFile> added, TableLayout layout) {
     deleted.forEach(locations::remove);
-    if (!added.isEmpty()) {
-      Set<String> paths = new HashSet<>();
-      added.forEach(f -> paths.add(f.location()));
-      try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(newSnapshotId).planFiles()) {
-        for (FileScanTask task : tasks) {
-          if (paths.remove(task.file().location())) {
-            index(table, task, layout, locations);
-          }
+    Schema keys = layout.schema().select(layout.keyNames());
+    for (DataFile file : added) {
+      try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(file.location(), file.fileSizeInBytes()))
+          .project(keys)
+          .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(keys, fileSchema))
+          .build()) {
+        long position = 0;
+        for (Record r : rows) {
+          locations.put(layout.keyOf(r), file, position++);
+        }
+        if (position != file.recordCount()) {
+          throw new IllegalStateException("read " + position + " rows of " + file.location() + ", which holds " + file.recordCount());
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
-      }
-      if (!paths.isEmpty()) {
-        throw new IllegalStateException("committed files " + paths + " are not in snapshot " + newSnapshotId);
       }
     }
     snapshotId = newSnapshotId;
