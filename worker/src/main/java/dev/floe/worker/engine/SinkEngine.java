@@ -80,6 +80,8 @@ public final class SinkEngine {
   /** Stop points this engine already sent to the dead-letter topic, so a retried commit does not send them again. */
   private final Set<StopPoint> deadLettered = new HashSet<>();
   private Runnable beforeCommit = () -> {};
+  /** Records of the batch being applied that were decoded ahead (by identity); the rest decode at apply time. */
+  private Map<RawRecord, Decoded> decodedAhead = Map.of();
   private String movesFile;
   private TableLayout movesLayout;
   private MoveLedger movesRead;
@@ -158,6 +160,31 @@ public final class SinkEngine {
     }
   }
 
+  /**
+   * Decodes a record ahead of its batch, on any thread (the decoder's caches are thread-safe), for
+   * {@link #apply(List, Map, DeadLetters)}. Only what decodes without the table's schema is kept:
+   * that result does not depend on the table, so it is the one apply would get whatever schema the
+   * batches before it evolve the table to. JSON without schema, and rejections, give null: apply
+   * decodes those against the table as it then is.
+   */
+  public Decoded decodeAhead(RawRecord record) {
+    Decoded d = decoder.decode(record, null);
+    return d instanceof Decoded.Rejected ? null : d;
+  }
+
+  /**
+   * {@link #apply(List, DeadLetters)}, with the records found in {@code decoded} (by identity,
+   * from {@link #decodeAhead}) not decoded again.
+   */
+  public BatchResult apply(List<RawRecord> records, Map<RawRecord, Decoded> decoded, DeadLetters deadLetters) {
+    decodedAhead = decoded;
+    try {
+      return apply(records, deadLetters);
+    } finally {
+      decodedAhead = Map.of();
+    }
+  }
+
   private BatchResult applyWithRetries(List<RawRecord> records, DeadLetters deadLetters, Stops stops) {
     RuntimeException last = null;
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -231,7 +258,10 @@ public final class SinkEngine {
     List<RejectedRecord> rejected = new ArrayList<>();
     int tombstones = 0;
     for (RawRecord r : fresh) {
-      Decoded d = decoder.decode(r, exists ? table.schema() : null);
+      Decoded d = decodedAhead.get(r); // events are never changed by folding: one decoded ahead serves every attempt
+      if (d == null) {
+        d = decoder.decode(r, exists ? table.schema() : null);
+      }
       if (d instanceof Decoded.Event e) {
         events.add(e.event());
       } else if (d instanceof Decoded.Rejected rj) {
@@ -385,6 +415,18 @@ public final class SinkEngine {
   /** How often the index was rebuilt from the table and loaded from its persisted copy. */
   public int[] indexBuildsAndLoads() {
     return new int[] {indexBuilds, indexLoads};
+  }
+
+  /**
+   * Persists the index if commits changed it since it was last persisted: a worker going away (scale
+   * to zero, a rollout) leaves its successor an index to load at once instead of one to catch up or rebuild.
+   */
+  public void persistIndexIfChanged() {
+    if (commitsSincePersist > 0) {
+      long t0 = System.nanoTime();
+      persistIndex();
+      LOG.info("persisted the primary-key index of {} on stop in {} ms", tableId, (System.nanoTime() - t0) / 1_000_000);
+    }
   }
 
   private void persistIndex() {

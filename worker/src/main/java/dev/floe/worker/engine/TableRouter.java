@@ -67,6 +67,11 @@ public final class TableRouter {
     return template != null;
   }
 
+  /** The engines this router has opened so far, one per table. */
+  public java.util.Collection<SinkEngine> engines() {
+    return java.util.List.copyOf(byTable.values());
+  }
+
   /** A batch split by table, each part in the batch's order. */
   public Map<SinkEngine, List<RawRecord>> split(List<RawRecord> records) {
     Map<SinkEngine, List<RawRecord>> out = new LinkedHashMap<>();

@@ -7,8 +7,9 @@ import org.slf4j.Logger;
 public final class OutageLog {
   private final Logger log;
   private final String what;
-  private String failing;
-  private int attempts;
+  // written by the thread that applies batches, read by readiness checks
+  private volatile String failing;
+  private volatile int attempts;
 
   public OutageLog(Logger log, String what) {
     this.log = log;

@@ -5,6 +5,7 @@ import dev.floe.worker.commit.SinkOffsets;
 import dev.floe.worker.config.ConfigException;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetterRefusedException;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +54,8 @@ import org.slf4j.LoggerFactory;
 public final class SinkRunner implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SinkRunner.class);
   private static final Duration POLL = Duration.ofMillis(200);
+  /** While a batch is in flight: short polls, so its outcome is taken and the next handed over soon after it commits. */
+  private static final Duration BUSY_POLL = Duration.ofMillis(20);
   private static final Duration LAG_EVERY = Duration.ofSeconds(2);
   private static final Duration RANGE_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration LAG_TIMEOUT = Duration.ofSeconds(2);
@@ -64,7 +68,18 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private final DeadLetters deadLetters;
   private final WorkerMetrics metrics;
   private final OpenBatch batch;
+  /** Applies closed batches on a thread of its own while this one polls the next. */
+  private final BatchPipeline pipeline;
+  /** Partitions paused because the next batch is full while the previous one still commits. */
+  private final Set<TopicPartition> heldBack = new HashSet<>();
+  /** Polled records decoded here as they came, by identity: the applying thread does not decode them again. */
+  private final Map<RawRecord, Decoded> decodedAhead = new IdentityHashMap<>();
+  /** What finishing the batch in flight threw inside a rebalance callback, rethrown once poll returns. */
+  private RuntimeException pendingFailure;
   private final GroupOffsets groupOffsets = new GroupOffsets();
+  private final WakeBacklog wakeBacklog = new WakeBacklog();
+  /** The wake-up backlog has been read: the open batch is due although its interval is not up. */
+  private boolean wakeBacklogRead;
   /** The metadata of this worker's group-offset commits: its last snapshot and when. */
   private String commitStamp = "";
   private final OutageLog outage = new OutageLog(LOG, "applying batches");
@@ -80,8 +95,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /** Where the tables stopped stand, per partition: their true lag is the end offset minus this. */
   private final Map<TopicPartition, Long> stoppedFrom = new ConcurrentHashMap<>();
   /** Tables whose meters exist (registered once, with the table's last commit). */
-  private final Set<SinkEngine> metered = new HashSet<>();
+  private final Set<SinkEngine> metered = ConcurrentHashMap.newKeySet();
   private long lastLagNanos;
+  /** False for the baseline: poll, then apply, then poll again, nothing decoded ahead. */
+  private boolean overlap = true;
+  /** Records polled since the start (tests read it to see polling go on during a commit). */
+  private volatile long polledRecords;
 
   public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
     this(spec, TableRouter.single(engine), metrics, secrets);
@@ -100,6 +119,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     this.tables = tables;
     this.metrics = metrics;
     this.batch = new OpenBatch(spec.commit());
+    this.pipeline = new BatchPipeline("floe-apply-" + spec.sinkId());
     Map<String, String> extra = KafkaClientSettings.of(spec.source(), secrets);
     this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.kafka = new KafkaContact(KafkaContact.properties(extra, spec.source().bootstrapServers(), "floe-admin-" + spec.sinkId()),
@@ -125,11 +145,34 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       }
       subscribe();
       while (running) {
-        List<RawRecord> polled = poll();
+        long t0 = System.nanoTime();
+        List<RawRecord> polled = poll(pipeline.busy() ? BUSY_POLL : POLL);
+        rethrowPendingFailure();
         long now = System.nanoTime();
         polled.forEach(r -> batch.add(r, now));
-        if (batch.isDue(now)) {
-          flush();
+        polledRecords += polled.size();
+        if (overlap) {
+          decodeAhead(polled); // while the batch before commits: the second core's share
+        }
+        pipeline.phases().polled(now - t0, System.nanoTime() - now);
+        if (pipeline.done()) {
+          finishInFlight();
+        }
+        wakeBacklogRead |= !batch.isEmpty() && wakeBacklog.drainedBy(positions());
+        boolean due = batch.isDue(now) || wakeBacklogRead;
+        if (due && running) {
+          if (pipeline.busy()) {
+            holdBack(); // the next batch is full while the previous one commits: poll on, but read nothing more
+          } else {
+            handOff();
+            wakeBacklogRead = false;
+            if (!overlap) {
+              finishInFlight();
+            }
+          }
+        }
+        if (!(pipeline.busy() && due)) {
+          releaseHoldBack();
         }
         if (now - lastLagNanos > LAG_EVERY.toNanos()) {
           updateLag(); // also tells whether Kafka is reachable
@@ -137,16 +180,133 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           lastLagNanos = now;
         }
       }
+      finishInFlight();
       while (!batch.isEmpty()) { // the open batch, then any records waiting for the next
         LOG.info("stopping: committing the open batch of {} record(s)", batch.records().size());
-        flush();
+        handOff();
+        finishInFlight();
       }
+      tables.engines().forEach(SinkEngine::persistIndexIfChanged);
     } catch (RuntimeException e) {
       failure = e;
       throw e;
     } finally {
       running = false;
+      pipeline.close(); // a batch still in flight (the loop failed under it) finishes or gives up first
+      LOG.info("{}", pipeline.phases());
     }
+  }
+
+  /** Hands the open batch, split by table, to the applying thread; the next batch opens with what was waiting. */
+  private void handOff() {
+    List<RawRecord> records = List.copyOf(batch.records());
+    Map<SinkEngine, List<RawRecord>> parts = tables.split(records); // here: the router is this thread's
+    Map<RawRecord, Decoded> decoded = new IdentityHashMap<>(records.size());
+    for (RawRecord r : records) {
+      Decoded d = decodedAhead.remove(r);
+      if (d != null) {
+        decoded.put(r, d);
+      }
+    }
+    batch.clear();
+    pipeline.submit(records, () -> applyAll(records, parts, decoded));
+  }
+
+  /**
+   * Decodes polled records now, on this thread, so that applying their batch does not (see
+   * {@link SinkEngine#decodeAhead}). Best effort: a record it cannot place or decode is left to
+   * apply, which decides about it as it always did.
+   */
+  private void decodeAhead(List<RawRecord> polled) {
+    for (RawRecord r : polled) {
+      try {
+        Decoded d = tables.engineFor(r.topic()).decodeAhead(r);
+        if (d != null) {
+          decodedAhead.put(r, d);
+        }
+      } catch (RuntimeException e) {
+        LOG.debug("record {}@{} left to decode at apply time: {}", r.topicPartition(), r.offset(), e.toString());
+      }
+    }
+  }
+
+  /** Drops the open batch's records of these partitions, and what was decoded of them. */
+  private void dropOpen(Collection<TopicPartition> partitions) {
+    batch.drop(partitions);
+    decodedAhead.keySet().removeIf(r -> partitions.contains(r.topicPartition()));
+  }
+
+  /** Forgets every record polled and not handed over: they are re-read from the tables' offsets. */
+  private void abandonOpen() {
+    batch.abandon();
+    decodedAhead.clear();
+  }
+
+  /**
+   * Waits for the batch in flight and acts on its outcome here, on the polling thread: group
+   * offsets, stopped tables. A batch that failed or was abandoned takes the open batch with it: a
+   * batch never commits after one before it did not.
+   */
+  private void finishInFlight() {
+    try {
+      settle(pipeline.await());
+    } catch (RuntimeException e) {
+      abandonOpen();
+      throw e;
+    }
+  }
+
+  /** Inside a rebalance callback: what finishing the batch in flight throws is kept for after the poll. */
+  private void finishInFlightInRebalance() {
+    try {
+      finishInFlight();
+    } catch (RuntimeException e) {
+      running = false;
+      if (pendingFailure == null) {
+        pendingFailure = e;
+      }
+    }
+  }
+
+  private void rethrowPendingFailure() {
+    if (pendingFailure != null) {
+      RuntimeException e = pendingFailure;
+      pendingFailure = null;
+      throw e;
+    }
+  }
+
+  /** Pauses every partition not paused yet, so the open batch stops growing while the one before it commits. */
+  private void holdBack() {
+    Set<TopicPartition> more = new HashSet<>(consumer.assignment());
+    more.removeAll(consumer.paused());
+    if (!more.isEmpty()) {
+      consumer.pause(more);
+      heldBack.addAll(more);
+    }
+    pipeline.phases().heldBack(true);
+  }
+
+  /** Resumes what {@link #holdBack()} paused, except the partitions of tables that stopped meanwhile. */
+  private void releaseHoldBack() {
+    pipeline.phases().heldBack(false);
+    if (heldBack.isEmpty()) {
+      return;
+    }
+    Set<TopicPartition> resume = new HashSet<>(heldBack);
+    resume.retainAll(consumer.assignment());
+    resume.removeIf(tp -> stoppedTables.containsKey(tables.engineFor(tp.topic())));
+    consumer.resume(resume);
+    heldBack.clear();
+  }
+
+  /**
+   * Makes this runner apply each batch before polling on, decoding nothing ahead: the order of the
+   * single-threaded loop, kept as the baseline its benchmark compares the overlap with.
+   */
+  SinkRunner withoutOverlap() {
+    this.overlap = false;
+    return this;
   }
 
   /** Asks the loop to commit its open batch and stop; safe from any thread (a signal handler). */
@@ -199,13 +359,18 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return owned;
   }
 
+  /** Records polled since the start, committed or not. */
+  long polledRecords() {
+    return polledRecords;
+  }
+
   public Throwable failure() {
     return failure;
   }
 
-  private List<RawRecord> poll() {
+  private List<RawRecord> poll(Duration timeout) {
     try {
-      var records = consumer.poll(POLL);
+      var records = consumer.poll(timeout);
       List<RawRecord> out = new java.util.ArrayList<>(records.count());
       for (ConsumerRecord<byte[], byte[]> r : records) {
         out.add(toRaw(r));
@@ -230,28 +395,74 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     }
   }
 
-  private void flush() {
-    // Each table commits on its own; a retry after an outage finds the tables that already
-    // committed holding these offsets and skips them.
-    for (Map.Entry<SinkEngine, List<RawRecord>> part : tables.split(List.copyOf(batch.records())).entrySet()) {
-      if (!apply(part.getKey(), part.getValue())) {
-        batch.abandon(); // stopped in an outage: everything polled is re-read from the tables' offsets
-        return;
+  /**
+   * On the applying thread: each table commits on its own; a retry after an outage finds the tables
+   * that already committed holding these offsets and skips them.
+   */
+  private BatchPipeline.Applied applyAll(List<RawRecord> records, Map<SinkEngine, List<RawRecord>> parts,
+      Map<RawRecord, Decoded> decoded) {
+    List<BatchPipeline.TableOutcome> outcomes = new java.util.ArrayList<>(parts.size());
+    for (Map.Entry<SinkEngine, List<RawRecord>> part : parts.entrySet()) {
+      BatchPipeline.TableOutcome outcome = apply(part.getKey(), part.getValue(), decoded);
+      if (outcome == null) {
+        return new BatchPipeline.Applied(records, outcomes, true); // stopped in an outage: re-read from the tables' offsets
       }
+      outcomes.add(outcome);
     }
-    batch.clear();
+    return new BatchPipeline.Applied(records, outcomes, false);
   }
 
-  /** @return false when stopped during an outage: the batch is abandoned and re-read from the tables' offsets */
-  private boolean apply(SinkEngine engine, List<RawRecord> records) {
+  /**
+   * On the applying thread: applies one table's part, retrying service faults while running.
+   *
+   * @return null when stopped during an outage: the batch is abandoned and re-read from the tables' offsets
+   */
+  private BatchPipeline.TableOutcome apply(SinkEngine engine, List<RawRecord> records, Map<RawRecord, Decoded> decoded) {
     Duration backoff = Duration.ofMillis(200);
     meter(engine);
     while (true) {
       long t0 = System.nanoTime();
       try {
-        BatchResult result = engine.apply(records, deadLetters);
+        BatchResult result = engine.apply(records, decoded, deadLetters);
         outage.succeeded();
-        metrics.batchCommitted(engine.tableId().toString(), result, Duration.ofNanos(System.nanoTime() - t0));
+        return new BatchPipeline.Committed(engine, result, Duration.ofNanos(System.nanoTime() - t0));
+      } catch (IncompatibleSchemaException e) {
+        // The engine committed the records before the offending ones, with the table's offsets
+        // pointing at them, and dead-lettered them once (see SinkEngine.apply).
+        outage.succeeded();
+        return new BatchPipeline.Stopped(engine, e, Duration.ofNanos(System.nanoTime() - t0));
+      } catch (RejectedRecordsException | DeadLetterRefusedException | ConfigException e) {
+        LOG.error("stopping: {}", e.getMessage());
+        throw e;
+      } catch (RuntimeException e) {
+        if (FailureClassifier.isPermanent(e)) {
+          // Retrying a refusal (permissions, a read-only or impossible location) only hides it.
+          return new BatchPipeline.Refused(engine, "table " + engine.tableId() + " cannot be written, and retrying will not change that: "
+              + FailureClassifier.describe(e), e);
+        }
+        outage.failed(e);
+        metrics.commitFailed();
+        if (!running) {
+          LOG.warn("stopping during an outage: the open batch is abandoned and will be re-read from the table's offsets");
+          return null;
+        }
+        sleep(backoff); // the polling thread keeps reporting lag meanwhile: an outage is when it matters most
+        meter(engine);
+        backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
+      }
+    }
+  }
+
+  /** On the polling thread: acts on how each table's part of a batch ended, as the single-threaded loop did. */
+  private void settle(BatchPipeline.Applied applied) {
+    if (applied == null) {
+      return;
+    }
+    for (BatchPipeline.TableOutcome outcome : applied.tables()) {
+      SinkEngine engine = outcome.engine();
+      if (outcome instanceof BatchPipeline.Committed c) {
+        BatchResult result = c.result();
+        metrics.batchCommitted(engine.tableId().toString(), result, c.took());
         if (result.snapshotId() != null) {
           commitStamp = CommitStamp.of(java.time.Instant.now(), result.snapshotId());
         }
@@ -259,13 +470,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         LOG.info("batch: {} records, {} rows written, {} keys deleted, {} rejected, {} already applied -> {} snapshot {}",
             result.records(), result.rowsWritten(), result.keysDeleted(), result.rejected().size(), result.alreadyApplied(),
             engine.tableId(), result.snapshotId());
-        return true;
-      } catch (IncompatibleSchemaException e) {
-        // The engine committed the records before the offending ones, with the table's offsets
-        // pointing at them, and dead-lettered them once (see SinkEngine.apply).
-        outage.succeeded();
+      } else if (outcome instanceof BatchPipeline.Stopped st) {
+        IncompatibleSchemaException e = st.cause();
         if (e instanceof TableStoppedException stopped && stopped.committed() != null) {
-          metrics.batchCommitted(engine.tableId().toString(), stopped.committed(), Duration.ofNanos(System.nanoTime() - t0));
+          metrics.batchCommitted(engine.tableId().toString(), stopped.committed(), st.took());
           commitToKafka(stopped.committed().nextOffsets());
         }
         if (!tables.routesManyTables()) {
@@ -274,35 +482,18 @@ public final class SinkRunner implements Runnable, AutoCloseable {
               + "`floe skip -c <config> --topic <topic> --partition <p> --offset <o>` (see README)", e.getMessage());
           throw e;
         }
-        stopTable(engine, e.getMessage());
-        return true;
-      } catch (RejectedRecordsException | DeadLetterRefusedException | ConfigException e) {
-        LOG.error("stopping: {}", e.getMessage());
-        throw e;
-      } catch (RuntimeException e) {
-        if (FailureClassifier.isPermanent(e)) {
-          // Retrying a refusal (permissions, a read-only or impossible location) only hides it.
-          String reason = "table " + engine.tableId() + " cannot be written, and retrying will not change that: "
-              + FailureClassifier.describe(e);
-          if (!tables.routesManyTables()) {
-            LOG.error("stopping: {}", reason, e);
-            throw new PermanentFailureException(reason, e);
-          }
-          LOG.error("{}", reason, e);
-          stopTable(engine, reason);
-          return true;
+        stopTable(engine, e.getMessage(), applied.records());
+      } else if (outcome instanceof BatchPipeline.Refused r) {
+        if (!tables.routesManyTables()) {
+          LOG.error("stopping: {}", r.reason(), r.cause());
+          throw new PermanentFailureException(r.reason(), r.cause());
         }
-        outage.failed(e);
-        metrics.commitFailed();
-        if (!running) {
-          LOG.warn("stopping during an outage: the open batch is abandoned and will be re-read from the table's offsets");
-          return false;
-        }
-        sleep(backoff);
-        updateLag(); // an outage is when lag matters most: keep reporting it while retrying
-        meter(engine);
-        backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
+        LOG.error("{}", r.reason(), r.cause());
+        stopTable(engine, r.reason(), applied.records());
       }
+    }
+    if (applied.abandoned()) {
+      abandonOpen(); // the batch before it did not commit: neither may this one
     }
   }
 
@@ -310,22 +501,23 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * One table of a routed sink cannot go on: its partitions are paused (and its open records
    * dropped, to be re-read from its offsets after a restart) while the other tables go on.
    */
-  private void stopTable(SinkEngine engine, String reason) {
-    recordWhereStopped(engine);
+  private void stopTable(SinkEngine engine, String reason, List<RawRecord> stoppedBatch) {
+    recordWhereStopped(engine, stoppedBatch);
     stoppedTables.put(engine, reason);
     metrics.tableStopped(engine.tableId().toString());
     Set<TopicPartition> paused = pauseStoppedTables(consumer.assignment());
+    wakeBacklog.forget(paused);
     LOG.error("table {} stopped: {}; its partitions {} are paused until the worker restarts, the other tables go on",
         engine.tableId(), reason, paused);
   }
 
   /**
    * Where a stopping table stands in each of its partitions: the table's offsets (read once), else
-   * the first record of the open batch (the batch starts where the table stands), else the
+   * the first record of the batch it stopped in (that batch starts where the table stands), else the
    * consumer's position. Pausing leaves the position past records that were polled and dropped, so
    * the position alone would show a stopped table's lag as 0.
    */
-  private void recordWhereStopped(SinkEngine engine) {
+  private void recordWhereStopped(SinkEngine engine, List<RawRecord> stoppedBatch) {
     SinkOffsets held;
     try {
       held = engine.offsets();
@@ -340,7 +532,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       }
       long from = held.nextOffset(tp);
       if (from < 0) {
-        from = batch.records().stream().filter(r -> r.topicPartition().equals(tp)).mapToLong(RawRecord::offset).min()
+        from = stoppedBatch.stream().filter(r -> r.topicPartition().equals(tp)).mapToLong(RawRecord::offset).min()
             .orElse(consumer.position(tp));
       }
       stoppedFrom.put(tp, from);
@@ -376,7 +568,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       }
     }
     consumer.pause(paused);
-    batch.drop(paused);
+    dropOpen(paused); // the open batch: its records of a stopped table lie past the stop point
     return paused;
   }
 
@@ -411,6 +603,18 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     }
   }
 
+  /** The log ends of these partitions, or none when Kafka does not answer in time (then the commit interval alone closes the batch). */
+  private Map<TopicPartition, Long> logEnds(Collection<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return Map.of();
+    }
+    try {
+      return consumer.endOffsets(partitions, LAG_TIMEOUT);
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      return Map.of();
+    }
+  }
+
   /** The consumer's fetch positions of its assigned partitions; local, no broker round trip. */
   private Map<TopicPartition, Long> positions() {
     Map<TopicPartition, Long> out = new HashMap<>();
@@ -428,7 +632,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
       @Override
       public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-        batch.drop(partitions);
+        // The batch in flight commits before the partitions go: their next owner resumes from the
+        // table's offsets, which must then include it. The open batch's records of them are dropped.
+        finishInFlightInRebalance();
+        dropOpen(partitions);
+        heldBack.removeAll(partitions);
+        wakeBacklog.forget(partitions);
         groupOffsets.forget(partitions);
         metrics.forget(partitions);
         owned = Set.copyOf(consumer.assignment().stream().filter(tp -> !partitions.contains(tp)).toList());
@@ -442,8 +651,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
       @Override
       public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        finishInFlightInRebalance(); // (cooperative rebalances assign without revoking) the engines are then this thread's
         seekToTableOffsets(partitions);
-        pauseStoppedTables(partitions); // a rebalance resumes what it hands back
+        wakeBacklog.assigned(logEnds(partitions));
+        wakeBacklog.forget(pauseStoppedTables(partitions)); // a rebalance resumes what it hands back
         owned = Set.copyOf(consumer.assignment());
         joined = true; // called after every rebalance, with nothing too: a member with no partitions is ready
         kafka.reached();
@@ -553,7 +764,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       kafka.reached();
       for (TopicPartition tp : assigned) {
         SinkEngine engine = tables.engineFor(tp.topic());
-        meter(engine);
+        if (!pipeline.busy()) {
+          meter(engine); // reads the table: never beside the applying thread, which meters the tables it applies to
+        }
         long position = consumer.position(tp, LAG_TIMEOUT);
         long end = ends.getOrDefault(tp, position);
         if (stoppedTables.containsKey(engine)) {
@@ -561,7 +774,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
           metrics.lag(tp, Math.max(0, end - stoppedFrom.getOrDefault(tp, position)));
           continue;
         }
-        long uncommitted = batch.uncommitted(tp);
+        long uncommitted = batch.uncommitted(tp) + pipeline.uncommitted(tp);
         metrics.lag(tp, Math.max(0, end - position + uncommitted));
       }
     } catch (WakeupException e) {
@@ -638,6 +851,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     // would sit idle for session.timeout.ms; a worker that is closed is going away (SIGTERM, scale
     // down, a stop): leave, so the partitions move to the other workers at once (KIP-1092). Only a
     // crash, which never gets here, keeps the membership for the restarted container to reclaim.
+    pipeline.close();
     consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)).withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));
