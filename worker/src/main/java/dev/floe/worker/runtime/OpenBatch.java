@@ -31,17 +31,19 @@ public final class OpenBatch {
     this.policy = policy;
   }
 
-  public void add(RawRecord polled, long nowNanos) {
+  /** Adds a polled record; returns it as held (its schema shared), the instance the batch hands on. */
+  public RawRecord add(RawRecord polled, long nowNanos) {
     RawRecord r = schemas.share(polled);
     if (records.size() >= policy.maxRecords()) {
       waiting.add(r);
-      return;
+      return r;
     }
     if (records.isEmpty()) {
       openedAtNanos = nowNanos;
     }
     records.add(r);
     bytes += r.heldBytes();
+    return r;
   }
 
   /** Whether the batch should be committed now. */

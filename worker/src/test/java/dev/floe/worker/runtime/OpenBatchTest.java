@@ -60,8 +60,9 @@ class OpenBatchTest {
     // when the byte limit is what half of them hold
     OpenBatch batch = new OpenBatch(new CommitSpec("1h", 10_000, unlimited.bytes() / 2));
     int added = 0;
+    List<RawRecord> returned = new java.util.ArrayList<>();
     while (!batch.isDue(0)) {
-      batch.add(polled.get(added++), 0);
+      returned.add(batch.add(polled.get(added++), 0));
     }
 
     // then the batch closes after about half of them, and gives back every record byte for byte
@@ -69,6 +70,8 @@ class OpenBatchTest {
     for (int i = 0; i < added; i++) {
       assertThat(batch.records().get(i).value()).isEqualTo(polled.get(i).value());
       assertThat(batch.records().get(i).sizeInBytes()).isEqualTo(polled.get(i).sizeInBytes());
+      assertThat(batch.records().get(i)).as("the instance add returned (what the runtime decodes ahead by identity)")
+          .isSameAs(returned.get(i));
     }
   }
 
