@@ -18,6 +18,8 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.TypeUtil;
 
@@ -136,35 +138,48 @@ public final class PrimaryKeyIndex {
     return locations.size();
   }
 
-  /** Brings the index to a snapshot this worker committed: keys it deleted go, rows it added come. */
+  /**
+   * Brings the index to a snapshot this worker committed: keys it deleted go, rows it added come.
+   * The added files are read directly, key columns only, without planning the snapshot: no delete
+   * applies to a file in the commit that adds it, so a row's position is its place in the file.
+   */
   public void committed(Table table, long newSnapshotId, Collection<RowKey> deleted, List<DataFile> added, TableLayout layout) {
     deleted.forEach(locations::remove);
-    if (!added.isEmpty()) {
-      Set<String> paths = new HashSet<>();
-      added.forEach(f -> paths.add(f.location()));
-      try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(newSnapshotId).planFiles()) {
-        for (FileScanTask task : tasks) {
-          if (paths.remove(task.file().location())) {
-            index(table, task, layout);
-          }
+    Schema projection = layout.schema().select(indexedColumns(layout));
+    for (DataFile file : added) {
+      try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(file.location(), file.fileSizeInBytes()))
+          .project(projection)
+          .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(projection, fileSchema))
+          .build()) {
+        long position = 0;
+        for (Record r : rows) {
+          locations.put(layout.keyOf(r), file, position);
+          state.record(file.location(), file.recordCount(), position, r);
+          position++;
+        }
+        state.sealFile(file.location());
+        if (position != file.recordCount()) {
+          throw new IllegalStateException("read " + position + " rows of " + file.location() + ", which holds " + file.recordCount());
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
-      }
-      if (!paths.isEmpty()) {
-        throw new IllegalStateException("committed files " + paths + " are not in snapshot " + newSnapshotId);
       }
     }
     snapshotId = newSnapshotId;
   }
 
-  /** Indexes a data file's live rows: their keys, and the values of the merge state's columns (one projected read). */
-  private void index(Table table, FileScanTask task, TableLayout layout) {
+  /** The columns the index reads: the key, and those whose values the merge state holds. */
+  private List<String> indexedColumns(TableLayout layout) {
     List<String> names = new ArrayList<>(List.of(layout.keyNames()));
     for (MergeState.Column c : state.columns()) {
       names.add(layout.column(c.position()).name());
     }
-    Schema projection = TypeUtil.join(layout.schema().select(names), new Schema(MetadataColumns.ROW_POSITION));
+    return names;
+  }
+
+  /** Indexes a data file's live rows: their keys, and the values of the merge state's columns (one projected read). */
+  private void index(Table table, FileScanTask task, TableLayout layout) {
+    Schema projection = TypeUtil.join(layout.schema().select(indexedColumns(layout)), new Schema(MetadataColumns.ROW_POSITION));
     DataFile file = task.file();
     try (CloseableIterable<Record> rows = LiveRows.read(table, task, projection)) {
       for (Record r : rows) {

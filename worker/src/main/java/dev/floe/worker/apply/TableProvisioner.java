@@ -1,6 +1,7 @@
 package dev.floe.worker.apply;
 
 import dev.floe.worker.config.TableSpec;
+import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.decode.EventField;
 import dev.floe.worker.decode.EventSchema;
 import java.util.ArrayList;
@@ -74,6 +75,8 @@ public final class TableProvisioner {
     Map<String, String> properties = new HashMap<>(spec.properties());
     properties.put(TableProperties.FORMAT_VERSION, String.valueOf(spec.formatVersion()));
     properties.putIfAbsent(TableProperties.DEFAULT_FILE_FORMAT, "parquet");
+    // Recorded so that the table keeps its mode when a later release changes the default.
+    properties.put(WriteMode.TABLE_PROPERTY, spec.writeModeForNewTable().text());
     for (Types.NestedField f : fields) {
       if (keys.contains(f.name()) && f.type().typeId() == Type.TypeID.UUID) {
         // Iceberg 1.11 compares uuid bounds signed where Parquet stores them unsigned, so delete
@@ -85,7 +88,8 @@ public final class TableProvisioner {
     ensureNamespace(catalog, id.namespace());
     try {
       Table table = catalog.buildTable(id, schema).withPartitionSpec(partitioning.build()).withProperties(properties).create();
-      LOG.info("created table {} key={} partitionBy={} format-version={}", id, keyColumns, spec.partitionBy(), spec.formatVersion());
+      LOG.info("created table {} key={} partitionBy={} format-version={} write-mode={}", id, keyColumns, spec.partitionBy(),
+          spec.formatVersion(), spec.writeModeForNewTable().text());
       return table;
     } catch (AlreadyExistsException e) {
       return catalog.loadTable(id); // another worker created it first

@@ -34,9 +34,18 @@ public record TableSpec(
             "Partition fields for a new table: a column, or year(c), month(c), day(c), hour(c),"
                 + " bucket(N, c), truncate(W, c).")
         List<String> partitionBy,
-    @JsonPropertyDescription("Iceberg format version of a new table: 2 or 3 (default 2).")
+    @JsonPropertyDescription(
+            "Iceberg format version of a new table: 2 or 3 (default 2). Version 2 position-delete"
+                + " files are read by Spark, Trino, Flink, DuckDB and PyIceberg; version 3 writes"
+                + " deletion vectors, which only readers with format v3 support read (Iceberg 1.8+"
+                + " libraries; Spark 3.5 with Iceberg 1.10 does). An existing table keeps its version.")
         @Min(2) @Max(3) Integer formatVersion,
-    @JsonPropertyDescription("How upserts and deletes are written: equality-deletes (default) or position-deletes.")
+    @JsonPropertyDescription(
+            "How upserts and deletes are written: position-deletes (default for a new table: a"
+                + " primary-key index finds each replaced row, deleted by position, cheapest to read)"
+                + " or equality-deletes (deletes by key, which every reader must match against the"
+                + " data). A table records the mode it was created in and keeps it while this is"
+                + " unset; tables created before the mode was recorded keep equality-deletes.")
         WriteMode writeMode,
     @JsonPropertyDescription(
             "Per-column merge rule: last (default), last-non-null, sum, min, max, first.")
@@ -56,9 +65,13 @@ public record TableSpec(
     primaryKey = primaryKey == null ? List.of() : List.copyOf(primaryKey);
     partitionBy = partitionBy == null ? List.of() : List.copyOf(partitionBy);
     formatVersion = formatVersion == null ? 2 : formatVersion;
-    writeMode = writeMode == null ? WriteMode.EQUALITY_DELETES : writeMode;
     mergeRules = mergeRules == null ? Map.of() : Map.copyOf(mergeRules);
     properties = properties == null ? Map.of() : Map.copyOf(properties);
+  }
+
+  /** The mode a table created now is written in: the configured one, else {@link WriteMode#DEFAULT}. */
+  public WriteMode writeModeForNewTable() {
+    return writeMode == null ? WriteMode.DEFAULT : writeMode;
   }
 
   /** The same table settings under another name (a table a name template routes to). */

@@ -118,10 +118,10 @@ public final class DebeziumDecoder {
   }
 
   private Decoded decodeOrThrow(RawRecord record, Schema tableSchema) {
-    if (record.value() == null) {
+    if (record.valueIsNull()) {
       return new Decoded.Skip(record, "tombstone");
     }
-    if (record.value().length == 0) {
+    if (record.valueLength() == 0) {
       // A Kafka tombstone is a null value; an empty one is something else, and must be counted.
       throw new DecodeException("value is empty (0 bytes): not a change event, and not a tombstone (a tombstone's value is null)");
     }
@@ -191,18 +191,27 @@ public final class DebeziumDecoder {
    * decides); key checks and headers are the general path's own code.
    */
   private Decoded streamed(RawRecord record) {
-    byte[] bytes = record.value();
-    EnvelopeScanner.Spans spans = valueSchemas.match(bytes);
-    if (spans == null) {
-      spans = EnvelopeScanner.scan(bytes);
+    byte[] head = record.sharedHead();
+    byte[] bytes = record.body();
+    EnvelopeScanner.Spans spans;
+    Envelope envelope;
+    if (head != null) {
+      // The batch recognised the schema already (SharedSchemas): the head holds it, the body the payload.
+      spans = KnownEnvelope.spansOfHead(head, bytes.length);
+      envelope = new Envelope(null, head, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
+    } else {
+      spans = valueSchemas.match(bytes);
       if (spans == null) {
-        return null;
+        spans = EnvelopeScanner.scan(bytes);
+        if (spans == null) {
+          return null;
+        }
+        valueSchemas.learn(bytes, spans);
       }
-      valueSchemas.learn(bytes, spans);
+      envelope = new Envelope(null, bytes, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
     }
-    Envelope envelope = new Envelope(null, bytes, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
     StreamedPayload.Read read = StreamedPayload.read(JSON, bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(),
-        image -> schemas(envelope).row(image));
+        image -> schemasOf(envelope, head).row(image));
     if (read == null) {
       return null;
     }
@@ -227,9 +236,28 @@ public final class DebeziumDecoder {
     if (values == null) {
       return null; // no row image: the general path says what is missing
     }
-    EventSchema rowSchema = schemas(envelope).row(imageField);
+    EventSchema rowSchema = schemasOf(envelope, head).row(imageField);
     return event(record, kind, rowSchema, values, read.lsn());
   }
+
+  /** The schemas of an envelope; a shared head seen last is known by identity, without comparing its bytes. */
+  private EnvelopeSchemas schemasOf(Envelope envelope, byte[] head) {
+    if (head == null) {
+      return schemas(envelope);
+    }
+    HeadSchemas last = lastHead;
+    if (last != null && last.head() == head) {
+      return last.schemas();
+    }
+    EnvelopeSchemas schemas = schemas(envelope);
+    lastHead = new HeadSchemas(head, schemas);
+    return schemas;
+  }
+
+  private record HeadSchemas(byte[] head, EnvelopeSchemas schemas) {}
+
+  /** The shared head decoded last and its schemas; replaced whole, so threads see one pair or another. */
+  private volatile HeadSchemas lastHead;
 
   /** A record's payload, and where its schema is (unparsed: schemas repeat, and are parsed once). */
   private record Envelope(JsonNode payload, byte[] bytes, int schemaStart, int schemaLength) {

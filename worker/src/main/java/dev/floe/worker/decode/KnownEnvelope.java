@@ -14,26 +14,35 @@ final class KnownEnvelope {
   private static final byte[] HEAD = "{\"schema\":".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] PAYLOAD = ",\"payload\":".getBytes(StandardCharsets.US_ASCII);
 
-  /** The last schema learned, as its bytes; replaced whole, so readers on other threads see one or the other. */
-  private volatile byte[] schema;
+  /**
+   * The head of the last envelope learned, {@code {"schema":<schema>,"payload":}, as its bytes;
+   * replaced whole, so readers on other threads see one or the other.
+   */
+  private volatile byte[] head;
 
   /** The spans of {@code b} when it is an envelope of the known schema; else null. */
   EnvelopeScanner.Spans match(byte[] b) {
-    byte[] s = schema;
-    if (s == null) {
+    byte[] h = head;
+    if (h == null) {
       return null;
     }
-    int schemaEnd = HEAD.length + s.length;
-    int payloadStart = schemaEnd + PAYLOAD.length;
-    if (b.length < payloadStart + 3
-        || !Arrays.equals(b, 0, HEAD.length, HEAD, 0, HEAD.length)
-        || !Arrays.equals(b, HEAD.length, schemaEnd, s, 0, s.length)
-        || !Arrays.equals(b, schemaEnd, payloadStart, PAYLOAD, 0, PAYLOAD.length)
+    int payloadStart = h.length;
+    if (b.length < payloadStart + 3 || !Arrays.equals(b, 0, h.length, h, 0, h.length)
         || b[payloadStart] != '{' || b[b.length - 1] != '}') {
       return null;
     }
     // The payload runs to the envelope's last brace; the caller parses it strictly (one object, nothing after).
-    return new EnvelopeScanner.Spans(HEAD.length, schemaEnd, payloadStart, b.length - 1);
+    return new EnvelopeScanner.Spans(HEAD.length, payloadStart - PAYLOAD.length, payloadStart, b.length - 1);
+  }
+
+  /** The head learned last (the same array for every envelope of that schema), or null. */
+  byte[] head() {
+    return head;
+  }
+
+  /** Where the schema lies in a head this class learned. */
+  static EnvelopeScanner.Spans spansOfHead(byte[] head, int bodyLength) {
+    return new EnvelopeScanner.Spans(HEAD.length, head.length - PAYLOAD.length, 0, bodyLength - 1);
   }
 
   /** Remembers the schema of an envelope the scanner read, when it is in JsonConverter's exact layout. */
@@ -42,10 +51,15 @@ final class KnownEnvelope {
     if (spans.schemaStart() == HEAD.length && Arrays.equals(b, 0, HEAD.length, HEAD, 0, HEAD.length)
         && spans.payloadStart() == schemaEnd + PAYLOAD.length && spans.payloadEnd() == b.length - 1
         && Arrays.equals(b, schemaEnd, spans.payloadStart(), PAYLOAD, 0, PAYLOAD.length)) {
-      byte[] s = schema;
-      if (s == null || !Arrays.equals(b, HEAD.length, schemaEnd, s, 0, s.length)) {
-        schema = Arrays.copyOfRange(b, HEAD.length, schemaEnd);
+      byte[] h = head;
+      if (h == null || !Arrays.equals(b, 0, spans.payloadStart(), h, 0, h.length)) {
+        head = Arrays.copyOfRange(b, 0, spans.payloadStart());
       }
     }
+  }
+
+  /** Whether {@code b} starts like a JsonConverter envelope with a schema. */
+  static boolean startsLikeEnvelope(byte[] b) {
+    return b != null && b.length > HEAD.length && Arrays.equals(b, 0, HEAD.length, HEAD, 0, HEAD.length);
   }
 }

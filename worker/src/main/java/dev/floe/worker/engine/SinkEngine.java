@@ -419,8 +419,10 @@ public final class SinkEngine {
     return movesRead;
   }
 
+  /** Whether the table is written by position: as the sink says, else as the table recorded at creation. */
   private boolean positional() {
-    return spec.table().writeMode() == WriteMode.POSITION_DELETES;
+    return WriteMode.forExistingTable(spec.table().writeMode(), table.properties().get(WriteMode.TABLE_PROPERTY))
+        == WriteMode.POSITION_DELETES;
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.floe.worker.runtime;
 
 import dev.floe.worker.config.CommitSpec;
 import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.decode.SharedSchemas;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -14,12 +15,15 @@ import org.apache.kafka.common.TopicPartition;
  * The records polled since the last commit. It closes on the first of the commit interval, the
  * record count and the byte count. It holds {@code maxRecords} exactly: a poll that brings more
  * leaves the rest waiting, in order, for the next batch. A revoked partition's records leave it,
- * waiting or not (their next owner re-reads them from the table's offsets).
+ * waiting or not (their next owner re-reads them from the table's offsets). Records are held with
+ * their repeated JsonConverter schema shared ({@link SharedSchemas}), and the byte count is what
+ * they hold of their own: key and value less that schema.
  */
 public final class OpenBatch {
   private final CommitSpec policy;
   private final List<RawRecord> records = new ArrayList<>();
   private final Deque<RawRecord> waiting = new ArrayDeque<>();
+  private final SharedSchemas schemas = new SharedSchemas();
   private long bytes;
   private long openedAtNanos;
 
@@ -27,16 +31,19 @@ public final class OpenBatch {
     this.policy = policy;
   }
 
-  public void add(RawRecord r, long nowNanos) {
+  /** Adds a polled record; returns it as held (its schema shared), the instance the batch hands on. */
+  public RawRecord add(RawRecord polled, long nowNanos) {
+    RawRecord r = schemas.share(polled);
     if (records.size() >= policy.maxRecords()) {
       waiting.add(r);
-      return;
+      return r;
     }
     if (records.isEmpty()) {
       openedAtNanos = nowNanos;
     }
     records.add(r);
-    bytes += r.sizeInBytes();
+    bytes += r.heldBytes();
+    return r;
   }
 
   /** Whether the batch should be committed now. */
@@ -52,7 +59,7 @@ public final class OpenBatch {
   public void drop(Collection<TopicPartition> partitions) {
     records.removeIf(r -> partitions.contains(r.topicPartition()));
     waiting.removeIf(r -> partitions.contains(r.topicPartition()));
-    bytes = records.stream().mapToLong(RawRecord::sizeInBytes).sum();
+    bytes = records.stream().mapToLong(RawRecord::heldBytes).sum();
   }
 
   /** The records of this batch (not those waiting for the next). */

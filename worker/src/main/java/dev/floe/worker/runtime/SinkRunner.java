@@ -15,6 +15,7 @@ import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.engine.TableRouter;
 import dev.floe.worker.engine.TableStoppedException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -149,10 +150,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       subscribe();
       while (running) {
         long t0 = System.nanoTime();
-        List<RawRecord> polled = poll(pipeline.busy() ? BUSY_POLL : POLL);
+        List<RawRecord> fetched = poll(pipeline.busy() ? BUSY_POLL : POLL);
         rethrowPendingFailure();
         long now = System.nanoTime();
-        polled.forEach(r -> batch.add(r, now));
+        List<RawRecord> polled = new ArrayList<>(fetched.size()); // as the batch holds them: decoded ahead by identity
+        fetched.forEach(r -> polled.add(batch.add(r, now)));
         polledRecords += polled.size();
         if (overlap) {
           decodeAhead(polled); // while the batch before commits: the second core's share

@@ -31,7 +31,8 @@ class SinkConfigLoaderTest {
     assertThat(spec.sinkId()).isEqualTo("floe-orders");
     assertThat(spec.table().ruleFor("requests")).isEqualTo(MergeRule.SUM);
     assertThat(spec.table().ruleFor("other")).isEqualTo(MergeRule.LAST);
-    assertThat(spec.table().writeMode()).isEqualTo(WriteMode.EQUALITY_DELETES);
+    assertThat(spec.table().writeMode()).as("unset: an existing table keeps its recorded mode").isNull();
+    assertThat(spec.table().writeModeForNewTable()).isEqualTo(WriteMode.POSITION_DELETES);
     assertThat(spec.commit().intervalDuration()).isEqualTo(Duration.ofSeconds(30));
     assertThat(spec.commit().maxBytes()).isEqualTo(256L << 20);
     assertThat(spec.onError()).isEqualTo(OnError.DEAD_LETTER);

@@ -34,6 +34,9 @@ class DecoderFuzzTest {
   private static final DebeziumDecoder DECODER = new DebeziumDecoder(List.of("id"));
   /** The general path (Jackson alone): the reference the fast paths must agree with. */
   private static final DebeziumDecoder REFERENCE = DebeziumDecoder.withoutEnvelopeScanner(List.of("id"));
+  /** Records held as an open batch holds them, their schema head shared: decoded alike, and given back byte for byte. */
+  private static final SharedSchemas SHARED = new SharedSchemas();
+  private static final DebeziumDecoder SHARED_DECODER = new DebeziumDecoder(List.of("id"));
 
   @FuzzTest(maxDuration = "20s")
   void everyRecordIsDecodedSkippedOrRejectedWithABoundedReason(FuzzedDataProvider data) {
@@ -53,6 +56,9 @@ class DecoderFuzzTest {
     // the fast paths (envelopes recognised by bytes, schemas located by a scan) decide as the general path does
     assertThat(outcome(decoded)).as(() -> "value " + (record.value() == null ? null : new String(record.value(), StandardCharsets.UTF_8)))
         .isEqualTo(outcome(REFERENCE.decode(record, null)));
+    RawRecord held = SHARED.share(record);
+    assertThat(held.value()).isEqualTo(record.value());
+    assertThat(outcome(SHARED_DECODER.decode(held, null))).isEqualTo(outcome(decoded));
   }
 
   /** What a decision is, leaving out the wording of a rejection (the two paths word some differently). */
