@@ -3,6 +3,7 @@ package dev.floe.worker.decode.avro;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.floe.worker.config.ConfigException;
+import dev.floe.worker.config.KnownSecrets;
 import dev.floe.worker.config.SchemaRegistrySpec;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.decode.Reasons;
@@ -60,6 +61,9 @@ public final class RegistryWriterSchemas implements WriterSchemas {
     String username = first(secrets.resolve("source.schemaRegistry.username", spec.username()), fromSecret.get("username"));
     String password = first(secrets.resolve("source.schemaRegistry.password", spec.password()), fromSecret.get("password"));
     String token = first(secrets.resolve("source.schemaRegistry.token", spec.token()), fromSecret.get("token"));
+    // masked in every log line from now on, even when given literally (which validate warns about)
+    KnownSecrets.register(password);
+    KnownSecrets.register(token);
     String authorization = null;
     if (token != null) {
       authorization = "Bearer " + token;
