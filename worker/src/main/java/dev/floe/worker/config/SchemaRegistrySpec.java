@@ -2,6 +2,7 @@ package dev.floe.worker.config;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 
 /**
@@ -13,7 +14,7 @@ import io.fabric8.generator.annotation.Required;
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record SchemaRegistrySpec(
     @JsonPropertyDescription("The registry's base URL, http(s)://host:port (Apicurio: without /apis/...).")
-        @Required String url,
+        @Required @Pattern("^[hH][tT][tT][pP][sS]?://.+") String url,
     @JsonPropertyDescription("User for HTTP basic auth; may be ${env:NAME} or ${file:/path}.") String username,
     @JsonPropertyDescription("Password for HTTP basic auth, as ${env:NAME} or ${file:/path} (never the password itself).")
         String password,

@@ -12,6 +12,8 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 @ValidationRule(value = "(has(self.topics) && size(self.topics) > 0) != (has(self.topicPattern) && size(self.topicPattern) > 0)",
     message = "give exactly one of topics and topicPattern")
+@ValidationRule(value = "!has(self.format) || self.format != 'avro' || has(self.schemaRegistry)",
+    message = "format: avro needs schemaRegistry (its url): Avro records carry only a schema id")
 public record SourceSpec(
     @JsonPropertyDescription("Kafka bootstrap servers, host:port[,host:port].") @Required String bootstrapServers,
     @JsonPropertyDescription("Change topics to read; either this or topicPattern.") List<String> topics,
