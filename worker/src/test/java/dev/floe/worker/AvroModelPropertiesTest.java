@@ -50,7 +50,7 @@ class AvroModelPropertiesTest {
     return OrdersScripts.laggingScripts();
   }
 
-  @Property(tries = 25)
+  @Property(tries = 15)
   void theTableEqualsTheSourceWhateverTheWireFormat(@ForAll("laggingScripts") Script script, @ForAll AvroWire.Format format,
       @ForAll WriteMode mode) {
     AvroWire wire = new AvroWire();
