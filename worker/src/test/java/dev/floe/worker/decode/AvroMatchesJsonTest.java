@@ -63,6 +63,34 @@ class AvroMatchesJsonTest {
     assertDecodeAlike(records, format, List.of("id"));
   }
 
+  @org.junit.jupiter.api.Test
+  void apicuriosJsonEncodingDecodesAsItsBinaryEncoding() throws IOException {
+    AvroWire wire = new AvroWire();
+    AvroChangeDecoder avro = new AvroChangeDecoder(List.of(), wire.schemas());
+    int compared = 0;
+    for (RawRecord json : captured("/debezium/pg15-debezium-3.6.1.jsonl")) {
+      RawRecord binary = wire.rewrite(json, Format.APICURIO_HEADERS);
+      if (binary.value() == null) {
+        continue;
+      }
+      org.apache.avro.Schema schema = wire.writerSchema(dev.floe.worker.decode.avro.SchemaId.globalId(
+          java.nio.ByteBuffer.wrap(binary.headers().get(dev.floe.worker.decode.avro.WireFormat.VALUE_GLOBAL_ID)).getLong()));
+      Object datum = new org.apache.avro.generic.GenericDatumReader<>(schema)
+          .read(null, org.apache.avro.io.DecoderFactory.get().binaryDecoder(binary.value(), null));
+      java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+      org.apache.avro.io.JsonEncoder encoder = org.apache.avro.io.EncoderFactory.get().jsonEncoder(schema, text);
+      new org.apache.avro.generic.GenericDatumWriter<>(schema).write(datum, encoder);
+      encoder.flush();
+      Map<String, byte[]> headers = new HashMap<>(binary.headers());
+      headers.put(dev.floe.worker.decode.avro.WireFormat.VALUE_ENCODING, "JSON".getBytes(StandardCharsets.UTF_8));
+      RawRecord jsonEncoded = new RawRecord(binary.topic(), binary.partition(), binary.offset(), binary.key(), text.toByteArray(), headers);
+
+      assertThat(outcome(avro.decode(jsonEncoded, null))).isEqualTo(outcome(avro.decode(binary, null)));
+      compared++;
+    }
+    assertThat(compared).isPositive();
+  }
+
   @Provide
   Arbitrary<Script> scripts() {
     return OrdersScripts.scripts();
