@@ -2,6 +2,7 @@ package dev.floe.worker.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.floe.worker.config.SchemaRegistrySpec;
 import dev.floe.worker.config.SecretResolver;
@@ -21,6 +22,7 @@ import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.runtime.FailureClassifier;
 import dev.floe.worker.testing.LocalWarehouse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -111,7 +113,11 @@ class AvroSinkTest {
 
       registry.failWith(0);
       serve(registry);
-      engine.apply(batch, dead::addAll);
+      // as the runner does: retry until the registry is asked again (a registry found down rests a moment)
+      await().atMost(Duration.ofSeconds(20)).ignoreException(SchemaRegistryUnavailableException.class).until(() -> {
+        engine.apply(batch, dead::addAll);
+        return true;
+      });
       assertThat(dead).isEmpty();
       assertThat(LocalWarehouse.rows(engine.table())).extracting(r -> r.get("id")).containsExactlyInAnyOrder(1L, 2L);
     }

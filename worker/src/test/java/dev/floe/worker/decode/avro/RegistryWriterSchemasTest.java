@@ -94,6 +94,25 @@ class RegistryWriterSchemasTest {
     }
   }
 
+  @Test
+  void aRegistryFoundDownIsNotAskedAgainForAMomentSoPollingNeverWaitsOutATimeoutPerRecord() throws Exception {
+    try (StandInRegistry registry = new StandInRegistry().with(1, ORDER).with(2, ORDER)) {
+      registry.failWith(503);
+      long[] now = {0};
+      WriterSchemas schemas = new CachedWriterSchemas(client(registry.url(), Map.of()), () -> now[0]);
+
+      for (long id = 1; id <= 2; id++) {
+        long asked = id;
+        assertThatThrownBy(() -> schemas.writerSchema(SchemaId.confluent(asked))).isInstanceOf(SchemaRegistryUnavailableException.class);
+      }
+      assertThat(registry.requests()).as("asked once in the pause").isEqualTo(1);
+
+      registry.failWith(0);
+      now[0] += java.time.Duration.ofSeconds(3).toNanos();
+      assertThat(schemas.writerSchema(SchemaId.confluent(2))).isEqualTo(ORDER);
+    }
+  }
+
   private static RegistryWriterSchemas client(String url, Map<String, String> env) {
     return RegistryWriterSchemas.of(SchemaRegistrySpec.at(url), new SecretResolver(env::get));
   }
