@@ -81,11 +81,15 @@ public final class WorkerPods {
         .endSecurityContext();
   }
 
-  /** The Secrets the sink references: Kafka client properties and catalog properties. */
+  /** The Secrets the sink references: Kafka client properties, schema registry credentials and catalog properties. */
   static Set<String> secretRefs(CdcSink sink) {
     Set<String> refs = new LinkedHashSet<>();
     if (sink.getSpec().source() != null && sink.getSpec().source().kafkaSecretRef() != null) {
       refs.add(sink.getSpec().source().kafkaSecretRef());
+    }
+    if (sink.getSpec().source() != null && sink.getSpec().source().schemaRegistry() != null
+        && sink.getSpec().source().schemaRegistry().secretRef() != null) {
+      refs.add(sink.getSpec().source().schemaRegistry().secretRef());
     }
     if (sink.getSpec().table() != null && sink.getSpec().table().catalog() != null && sink.getSpec().table().catalog().secretRef() != null) {
       refs.add(sink.getSpec().table().catalog().secretRef());

@@ -3,6 +3,7 @@ package dev.floe.worker.cli;
 import dev.floe.worker.catalog.CatalogLoader;
 import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.LiteralSecrets;
+import dev.floe.worker.decode.ChangeDecoders;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.engine.TableRouter;
@@ -73,7 +74,7 @@ final class RunCommand implements Callable<Integer> {
         LOG.info("stopped before the catalog could be reached");
         return 0;
       }
-      SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, icebergCatalog), metrics, secrets,
+      SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, icebergCatalog, ChangeDecoders.of(spec.source(), secrets)), metrics, secrets,
           instanceId == null || instanceId.isBlank() ? null : instanceId);
       running.set(runner);
       return runUntilStopped(runner, stopping);

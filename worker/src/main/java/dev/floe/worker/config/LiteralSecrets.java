@@ -21,6 +21,16 @@ public final class LiteralSecrets {
     List<ConfigProblem> out = new ArrayList<>();
     if (spec.source() != null) {
       properties(out, "source.properties", spec.source().properties());
+      SchemaRegistrySpec r = spec.source().schemaRegistry();
+      if (r != null) {
+        literal(out, "source.schemaRegistry.password", r.password(), "${env:REGISTRY_PASSWORD}");
+        literal(out, "source.schemaRegistry.token", r.token(), "${env:REGISTRY_TOKEN}");
+        literal(out, "source.schemaRegistry.trustStorePassword", r.trustStorePassword(), "${env:REGISTRY_TRUSTSTORE_PASSWORD}");
+        if (Redactor.hasLiteralCredential(r.url())) {
+          out.add(new ConfigProblem("source.schemaRegistry.url", "holds a literal credential; give it as username and password references",
+              "url: http://apicurio:8080, username: floe, password: ${env:REGISTRY_PASSWORD}"));
+        }
+      }
     }
     if (spec.table() != null && spec.table().catalog() != null) {
       CatalogSpec c = spec.table().catalog();
@@ -31,6 +41,14 @@ public final class LiteralSecrets {
       properties(out, "table.catalog.properties", c.properties());
     }
     return out;
+  }
+
+  /** A secret field holding the secret itself rather than a reference to it. */
+  private static void literal(List<ConfigProblem> out, String field, String value, String example) {
+    if (value != null && !value.isBlank() && !SecretResolver.containsReference(value)) {
+      out.add(new ConfigProblem(field, "holds a literal secret, readable by anyone who can read this config; reference it instead",
+          example + ", or the key of the Secret named by source.schemaRegistry.secretRef"));
+    }
   }
 
   private static void properties(List<ConfigProblem> out, String field, Map<String, String> properties) {

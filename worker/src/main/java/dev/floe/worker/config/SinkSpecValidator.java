@@ -32,6 +32,7 @@ public final class SinkSpecValidator {
           out.add(new ConfigProblem("source.topicPattern", "is not a regular expression: " + e.getDescription(), "pg\\.public\\..*"));
         }
       }
+      schemaRegistry(out, s);
     }
     if (spec.table() == null) {
       out.add(new ConfigProblem("table", "is required", "table: {name: analytics.orders}"));
@@ -97,6 +98,61 @@ public final class SinkSpecValidator {
     }
     compaction(out, spec.compaction());
     return out;
+  }
+
+  private static final String REGISTRY_EXAMPLE = "schemaRegistry: {url: http://apicurio:8080}";
+
+  /** Avro needs a registry to fetch writer schemas from; a registry's URL must be http(s), and its auth one kind. */
+  private static void schemaRegistry(List<ConfigProblem> out, SourceSpec s) {
+    SchemaRegistrySpec r = s.schemaRegistry();
+    if (s.formatOrDefault() == SourceFormat.AVRO && (r == null || blank(r.url()))) {
+      out.add(new ConfigProblem("source.schemaRegistry.url", (r == null ? "is required" : "is empty")
+          + " with format: avro: Avro records carry only a schema id, and the writer schema it names is fetched from the registry",
+          REGISTRY_EXAMPLE));
+      return;
+    }
+    if (r == null) {
+      return;
+    }
+    if (s.formatOrDefault() != SourceFormat.AVRO) {
+      out.add(new ConfigProblem("source.schemaRegistry", "is set but format is " + s.formatOrDefault().configName()
+          + ", which reads no schema ids; set format: avro if the records are Avro, or remove schemaRegistry", "format: avro"));
+    }
+    if (!blank(r.url())) {
+      java.net.URI uri = null;
+      try {
+        uri = new java.net.URI(r.url().strip());
+      } catch (java.net.URISyntaxException e) {
+        // worded below, with what a URL looks like
+      }
+      String scheme = uri == null || uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+      if (uri == null || !(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+        out.add(new ConfigProblem("source.schemaRegistry.url", "'" + Redactor.redact(r.url()) + "' is not an http:// or https:// URL;"
+            + " the registry is reached over HTTP: its base URL, e.g. the Apicurio service and port (Floe adds /apis/ccompat/v7"
+            + " and /apis/registry/v3 itself)", "http://apicurio:8080"));
+      } else if (!r.url().strip().equals(r.url()) || uri.getUserInfo() != null) {
+        out.add(new ConfigProblem("source.schemaRegistry.url", uri.getUserInfo() != null
+            ? "holds credentials; give them as username and password (references), not in the URL"
+            : "has spaces around it", "http://apicurio:8080"));
+      } else if (!blank(r.trustStore()) && scheme.equals("http")) {
+        out.add(new ConfigProblem("source.schemaRegistry.trustStore", "is set but the url is http://, which uses no TLS;"
+            + " use an https:// url, or remove trustStore", "https://apicurio:8443"));
+      }
+    }
+    boolean basic = !blank(r.username()) || !blank(r.password());
+    if (basic && !blank(r.token())) {
+      out.add(new ConfigProblem("source.schemaRegistry.token", "and username/password are both set: give one kind of auth",
+          "token: ${env:REGISTRY_TOKEN}"));
+    }
+    if (blank(r.username()) != blank(r.password())) {
+      out.add(new ConfigProblem(blank(r.username()) ? "source.schemaRegistry.username" : "source.schemaRegistry.password",
+          "is required with " + (blank(r.username()) ? "password" : "username") + " (HTTP basic auth takes both)",
+          blank(r.username()) ? "username: floe" : "password: ${env:REGISTRY_PASSWORD}"));
+    }
+    if (!blank(r.trustStorePassword()) && blank(r.trustStore())) {
+      out.add(new ConfigProblem("source.schemaRegistry.trustStore", "is required with trustStorePassword",
+          "/etc/floe/secrets/registry-tls/truststore.p12"));
+    }
   }
 
   private static void compaction(List<ConfigProblem> out, CompactionSpec c) {

@@ -12,6 +12,8 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 @ValidationRule(value = "(has(self.topics) && size(self.topics) > 0) != (has(self.topicPattern) && size(self.topicPattern) > 0)",
     message = "give exactly one of topics and topicPattern")
+@ValidationRule(value = "!has(self.format) || self.format != 'avro' || has(self.schemaRegistry)",
+    message = "format: avro needs schemaRegistry (its url): Avro records carry only a schema id")
 public record SourceSpec(
     @JsonPropertyDescription("Kafka bootstrap servers, host:port[,host:port].") @Required String bootstrapServers,
     @JsonPropertyDescription("Change topics to read; either this or topicPattern.") List<String> topics,
@@ -27,7 +29,12 @@ public record SourceSpec(
     @JsonPropertyDescription("Where to start a partition the table holds no offset for: group (the consumer group's"
             + " committed offset), earliest or latest. Unset: earliest, but a table holding nothing while the group has"
             + " committed offsets (a dropped or re-created table) is refused rather than silently skipping what the group read.")
-        StartFrom startFrom) {
+        StartFrom startFrom,
+    @JsonPropertyDescription("How keys and values are written: json (Kafka Connect's JsonConverter, the default) or avro"
+            + " (Avro with a schema registry, in the Confluent wire format or Apicurio's headers).")
+        SourceFormat format,
+    @JsonPropertyDescription("The schema registry Avro writer schemas are fetched from; required with format: avro.")
+        SchemaRegistrySpec schemaRegistry) {
 
   public SourceSpec {
     topics = topics == null ? List.of() : List.copyOf(topics);
@@ -39,8 +46,23 @@ public record SourceSpec(
     this(bootstrapServers, topics, topicPattern, groupId, kafkaSecretRef, properties, null);
   }
 
+  public SourceSpec(String bootstrapServers, List<String> topics, String topicPattern, String groupId, String kafkaSecretRef,
+      Map<String, String> properties, StartFrom startFrom) {
+    this(bootstrapServers, topics, topicPattern, groupId, kafkaSecretRef, properties, startFrom, null, null);
+  }
+
+  /** The wire format of keys and values: json unless set. */
+  public SourceFormat formatOrDefault() {
+    return format == null ? SourceFormat.JSON : format;
+  }
+
   /** The same source starting from {@code from} where the table holds nothing. */
   public SourceSpec withStartFrom(StartFrom from) {
-    return new SourceSpec(bootstrapServers, topics, topicPattern, groupId, kafkaSecretRef, properties, from);
+    return new SourceSpec(bootstrapServers, topics, topicPattern, groupId, kafkaSecretRef, properties, from, format, schemaRegistry);
+  }
+
+  /** The same source written as Avro, its writer schemas in {@code registry}. */
+  public SourceSpec withAvro(SchemaRegistrySpec registry) {
+    return new SourceSpec(bootstrapServers, topics, topicPattern, groupId, kafkaSecretRef, properties, startFrom, SourceFormat.AVRO, registry);
   }
 }

@@ -25,7 +25,7 @@ import org.apache.iceberg.types.Types;
  * ({@code schemas.enable=true}) or without (then the table's schema says how to read values). The
  * key record gives the primary key; a record it cannot read becomes a rejection with the reason.
  */
-public final class DebeziumDecoder {
+public final class DebeziumDecoder implements ChangeDecoder {
   private static final ObjectMapper JSON = JsonMapper.builder()
       .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -109,6 +109,7 @@ public final class DebeziumDecoder {
    * @param tableSchema the target table's schema, or null if the table does not exist yet; needed
    *     only for JSON without schema
    */
+  @Override
   public Decoded decode(RawRecord record, Schema tableSchema) {
     try {
       return decodeOrThrow(record, tableSchema);
@@ -414,10 +415,15 @@ public final class DebeziumDecoder {
   }
 
   private Map<String, Object> key(RawRecord record, EventSchema rowSchema, Object[] values) {
-    Map<String, Object> key = new LinkedHashMap<>();
     if (record.key() != null && record.key().length > 0) {
       return keyFromJson(record.key(), "key", rowSchema);
     }
+    return keyFromRow(configuredKey, rowSchema, values);
+  }
+
+  /** The key of a record without a key record: the configured key columns of its row. */
+  static Map<String, Object> keyFromRow(List<String> configuredKey, EventSchema rowSchema, Object[] values) {
+    Map<String, Object> key = new LinkedHashMap<>();
     if (configuredKey.isEmpty()) {
       throw new DecodeException("record has no key and table.primaryKey is not configured");
     }
@@ -440,7 +446,7 @@ public final class DebeziumDecoder {
    * keyed by the key record but stores the row, so a disagreement would store a value that is in
    * neither (a key 4011 whose row says 4012 was stored as 4011).
    */
-  private static void requireKeyMatchesRow(Map<String, Object> key, EventSchema rowSchema, Object[] values) {
+  static void requireKeyMatchesRow(Map<String, Object> key, EventSchema rowSchema, Object[] values) {
     if (values == null) {
       return;
     }
@@ -462,8 +468,16 @@ public final class DebeziumDecoder {
       root = parse(bytes, what);
       payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
     }
+    return keyColumns(payload, root, what, rowSchema);
+  }
+
+  /**
+   * The key columns of a key record's payload (or a key header's), each read as its row column is:
+   * every one must be a column of the row, and none may be null.
+   */
+  static Map<String, Object> keyColumns(JsonNode payload, JsonNode shown, String what, EventSchema rowSchema) {
     if (payload == null || !payload.isObject() || payload.isEmpty()) {
-      throw new DecodeException(what + " is not an object of key columns: " + Reasons.shown(root));
+      throw new DecodeException(what + " is not an object of key columns: " + Reasons.shown(shown));
     }
     Map<String, Object> key = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) payload::fields) {

@@ -18,11 +18,13 @@ import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.commit.SinkOffsets;
 import dev.floe.worker.commit.StopPoint;
 import dev.floe.worker.config.OnError;
+import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.TableNameTemplate;
 import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.decode.ChangeEvent;
-import dev.floe.worker.decode.DebeziumDecoder;
+import dev.floe.worker.decode.ChangeDecoder;
+import dev.floe.worker.decode.ChangeDecoders;
 import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.EventSchema;
 import dev.floe.worker.decode.Op;
@@ -66,7 +68,7 @@ public final class SinkEngine {
   private final SinkSpec spec;
   private final Catalog catalog;
   private final TableIdentifier tableId;
-  private final DebeziumDecoder decoder;
+  private final ChangeDecoder decoder;
   private Table table;
   private TableLayout layout;
   private PrimaryKeyIndex index;
@@ -91,14 +93,20 @@ public final class SinkEngine {
   /** Whether the equality mode's current batch takes stored values from the index (an unpartitioned table). */
   private boolean equalityIndexed;
 
+  /** An engine decoding the source's format ({@code source.format}); secrets from the environment. */
   public SinkEngine(SinkSpec spec, Catalog catalog) {
+    this(spec, catalog, ChangeDecoders.of(spec.source(), SecretResolver.fromEnvironment()));
+  }
+
+  /** @param decoders the decoders of the source's wire format (shared by the engines of one sink) */
+  public SinkEngine(SinkSpec spec, Catalog catalog, ChangeDecoders decoders) {
     this.spec = spec;
     this.catalog = catalog;
     if (TableNameTemplate.isTemplate(spec.table().name())) {
       throw new IllegalArgumentException("table name " + spec.table().name() + " is a template: route topics with TableRouter");
     }
     this.tableId = TableIdentifier.parse(spec.table().name());
-    this.decoder = new DebeziumDecoder(spec.table().primaryKey());
+    this.decoder = decoders.forTable(spec.table().primaryKey());
   }
 
   /** A hook between planning a batch and committing it (tests use it to let another writer commit in between). */

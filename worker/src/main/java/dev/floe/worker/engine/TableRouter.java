@@ -1,7 +1,9 @@
 package dev.floe.worker.engine;
 
+import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.TableNameTemplate;
+import dev.floe.worker.decode.ChangeDecoders;
 import dev.floe.worker.decode.RawRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,10 +35,15 @@ public final class TableRouter {
 
   /** Routes by the sink's table name: one table, or one per topic when the name is a template. */
   public static TableRouter of(SinkSpec spec, Catalog catalog) {
+    return of(spec, catalog, ChangeDecoders.of(spec.source(), SecretResolver.fromEnvironment()));
+  }
+
+  /** As {@link #of(SinkSpec, Catalog)}, every table's engine decoding with {@code decoders} (one registry cache for all). */
+  public static TableRouter of(SinkSpec spec, Catalog catalog, ChangeDecoders decoders) {
     if (!TableNameTemplate.isTemplate(spec.table().name())) {
-      return single(new SinkEngine(spec, catalog));
+      return single(new SinkEngine(spec, catalog, decoders));
     }
-    return new TableRouter(spec.table().name(), table -> new SinkEngine(spec.forTable(table), catalog));
+    return new TableRouter(spec.table().name(), table -> new SinkEngine(spec.forTable(table), catalog, decoders));
   }
 
   /** Every topic to one engine. */

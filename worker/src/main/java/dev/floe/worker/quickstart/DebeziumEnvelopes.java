@@ -203,9 +203,14 @@ public final class DebeziumEnvelopes {
     before.set("fields", rowFields);
     before.put("optional", true).put("name", "floe.public." + table + ".Value").put("field", "before");
     ObjectNode after = before.deepCopy().put("field", "after");
+    // every field source() writes, as Debezium's schema declares them: a converter that goes by the
+    // schema (Avro) keeps only what the schema names
     ArrayNode sourceFields = F.arrayNode();
-    sourceFields.add(F.objectNode().put("type", "string").put("optional", false).put("field", "table"));
+    for (String name : new String[] {"version", "connector", "name", "db", "schema", "table"}) {
+      sourceFields.add(F.objectNode().put("type", "string").put("optional", false).put("field", name));
+    }
     sourceFields.add(F.objectNode().put("type", "int64").put("optional", true).put("field", "lsn"));
+    sourceFields.add(F.objectNode().put("type", "int64").put("optional", true).put("field", "txId"));
     ObjectNode source = F.objectNode().put("type", "struct");
     source.set("fields", sourceFields);
     source.put("optional", false).put("name", "io.debezium.connector.postgresql.Source").put("field", "source");

@@ -26,7 +26,8 @@ public final class FailureClassifier {
       "org.apache.iceberg.exceptions.NotAuthorizedException",
       "org.apache.iceberg.exceptions.NoSuchNamespaceException",
       "org.apache.hadoop.security.AccessControlException",
-      "org.apache.hadoop.fs.PathPermissionException");
+      "org.apache.hadoop.fs.PathPermissionException",
+      "dev.floe.worker.decode.avro.SchemaRegistryRefusedException");
 
   /**
    * Failures that are outages or races. ValidationException is one of them: the engine raises it
@@ -44,7 +45,8 @@ public final class FailureClassifier {
       "java.net.UnknownHostException",
       "java.net.http.HttpTimeoutException",
       "java.util.concurrent.TimeoutException",
-      "org.apache.kafka.common.errors.RetriableException");
+      "org.apache.kafka.common.errors.RetriableException",
+      "dev.floe.worker.decode.avro.SchemaRegistryUnavailableException");
 
   /**
    * The operating system's words for a refusal, as they reach us through wrappers that keep only

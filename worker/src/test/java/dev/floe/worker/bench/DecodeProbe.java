@@ -2,6 +2,9 @@ package dev.floe.worker.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.floe.worker.decode.AvroChangeDecoder;
+import dev.floe.worker.decode.AvroWire;
+import dev.floe.worker.decode.ChangeDecoder;
 import dev.floe.worker.decode.DebeziumDecoder;
 import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
@@ -28,6 +31,42 @@ class DecodeProbe {
     System.out.println(run(200_000, 5));
   }
 
+  @Test
+  void avroSmoke() {
+    System.out.println(avro(5_000, 2));
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "floe.probe", matches = "true")
+  void avroDecodeOnly() {
+    System.out.println(avro(200_000, 5));
+  }
+
+  /**
+   * The same orders events as Debezium's Avro converter writes them (Confluent wire format), read
+   * by the Avro decoder, against the JSON decoder's fastest path (the envelope scanner) on the
+   * JSON originals: a ratio above 1 means Avro decodes faster.
+   */
+  private static String avro(int records, int rounds) {
+    List<RawRecord> json = new OrdersWorkload(100_000).nextBatch(records);
+    AvroWire wire = new AvroWire();
+    List<RawRecord> avro = json.stream().map(r -> wire.rewrite(r, AvroWire.Format.CONFLUENT)).toList();
+    DebeziumDecoder scanning = new DebeziumDecoder(List.of());
+    AvroChangeDecoder avroDecoder = new AvroChangeDecoder(List.of(), wire.schemas());
+    for (int i = 0; i < Math.min(200, json.size()); i++) { // both read the same events
+      assertThat(describe(avroDecoder.decode(avro.get(i), null))).isEqualTo(describe(scanning.decode(json.get(i), null)));
+    }
+    double jsonBest = Double.MAX_VALUE;
+    double avroBest = Double.MAX_VALUE;
+    for (int round = 0; round < rounds; round++) { // alternate, keep the best of each: the machine is shared
+      jsonBest = Math.min(jsonBest, seconds(scanning, json));
+      avroBest = Math.min(avroBest, seconds(avroDecoder, avro));
+    }
+    return String.format(Locale.ROOT, "decode: %,d records: Avro (avg %d bytes) %,.0f/s, JSON envelope scanner (avg %d bytes) %,.0f/s;"
+        + " Avro/JSON ratio %.2fx", json.size(), avro.stream().mapToLong(RawRecord::sizeInBytes).sum() / avro.size(), avro.size() / avroBest,
+        json.stream().mapToLong(RawRecord::sizeInBytes).sum() / json.size(), json.size() / jsonBest, jsonBest / avroBest);
+  }
+
   private static String run(int records, int rounds) {
     List<RawRecord> batch = new OrdersWorkload(100_000).nextBatch(records);
     DebeziumDecoder scanning = new DebeziumDecoder(List.of());
@@ -52,7 +91,7 @@ class DecodeProbe {
         : d.toString();
   }
 
-  private static double seconds(DebeziumDecoder decoder, List<RawRecord> batch) {
+  private static double seconds(ChangeDecoder decoder, List<RawRecord> batch) {
     long t0 = System.nanoTime();
     int events = 0;
     for (RawRecord r : batch) {

@@ -6,6 +6,7 @@ import dev.floe.worker.apply.TableLayout;
 import dev.floe.worker.commit.OffsetLedger;
 import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.WriteMode;
+import dev.floe.worker.decode.ChangeDecoders;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetters;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.TopicPartition;
@@ -41,7 +43,15 @@ public final class ScriptPlayer {
   private record Produced(RawRecord record, int step) {}
 
   public static void play(Script script, SinkSpec sink, Catalog catalog) {
-    new Run(sink, catalog).play(script);
+    new Run(sink, catalog, UnaryOperator.identity(), ChangeDecoders.JSON).play(script);
+  }
+
+  /**
+   * As {@link #play(Script, SinkSpec, Catalog)}, each record rewritten by {@code wire} (into
+   * another wire format) and decoded by {@code decoders}.
+   */
+  public static void play(Script script, SinkSpec sink, Catalog catalog, UnaryOperator<RawRecord> wire, ChangeDecoders decoders) {
+    new Run(sink, catalog, wire, decoders).play(script);
   }
 
   private static final class Run {
@@ -56,11 +66,15 @@ public final class ScriptPlayer {
     private int steps;
     private int newestDeliveredStep = -1;
     private SinkEngine engine;
+    private final UnaryOperator<RawRecord> wire;
+    private final ChangeDecoders decoders;
 
-    Run(SinkSpec sink, Catalog catalog) {
+    Run(SinkSpec sink, Catalog catalog, UnaryOperator<RawRecord> wire, ChangeDecoders decoders) {
       this.sink = sink;
       this.catalog = catalog;
-      this.engine = new SinkEngine(sink, catalog);
+      this.wire = wire;
+      this.decoders = decoders;
+      this.engine = new SinkEngine(sink, catalog, decoders);
       modelAfter.add(model.expected());
     }
 
@@ -68,7 +82,7 @@ public final class ScriptPlayer {
       for (int i = 0; i < script.batches().size(); i++) {
         for (Step step : script.batches().get(i)) {
           for (RawRecord r : source.records(step, model)) {
-            pending.computeIfAbsent(r.partition(), p -> new ArrayDeque<>()).add(new Produced(r, steps));
+            pending.computeIfAbsent(r.partition(), p -> new ArrayDeque<>()).add(new Produced(wire.apply(r), steps));
           }
           steps++;
           modelAfter.add(model.expected());
@@ -83,7 +97,7 @@ public final class ScriptPlayer {
 
     private void deliver(Delivery delivery, String what) {
       if (delivery.restartBefore()) {
-        engine = new SinkEngine(sink, catalog);
+        engine = new SinkEngine(sink, catalog, decoders);
       }
       List<Produced> batch = new ArrayList<>();
       pending.forEach((partition, queue) -> {
