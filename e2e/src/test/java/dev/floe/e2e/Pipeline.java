@@ -14,7 +14,10 @@ import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.config.WriteMode;
 import dev.floe.worker.quickstart.EmbeddedKafka;
 import dev.floe.worker.quickstart.PostgresCapture;
+import dev.floe.worker.config.SchemaRegistrySpec;
+import dev.floe.worker.testing.DebeziumAvroCapture;
 import dev.floe.worker.testing.Postgres;
+import dev.floe.worker.testing.SchemaRegistryServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +52,15 @@ final class Pipeline implements AutoCloseable {
   private final String prefix;
   private final Catalog catalog;
   private final List<WorkerProcess> processes = new ArrayList<>();
-  private PostgresCapture capture;
+  /** Debezium writing the workload's changes into Kafka, as JSON or as Avro. */
+  interface Capture extends AutoCloseable {
+    /** Records handed to Kafka so far. */
+    long produced();
+  }
+
+  private Capture capture;
+  /** The schema registry the Avro pipeline writes through, or null for JSON with schemas. */
+  private final SchemaRegistryServer registry;
   private int logs;
 
   Pipeline(Path dir, String name, String schema) throws Exception {
@@ -57,15 +68,28 @@ final class Pipeline implements AutoCloseable {
   }
 
   Pipeline(Path dir, String name, String schema, Lake lake) throws Exception {
-    this(dir, name, lake);
+    this(dir, name, schema, lake, null);
+  }
+
+  /**
+   * The pipeline in Avro: Debezium writes through Apicurio's AvroConverter into the registry (the
+   * Confluent-compatible wire format, the common production one), the sinks read {@code format: avro}.
+   */
+  static Pipeline avro(Path dir, String name, String schema, SchemaRegistryServer registry) throws Exception {
+    return new Pipeline(dir, name, schema, Lake.local(dir), registry);
+  }
+
+  private Pipeline(Path dir, String name, String schema, Lake lake, SchemaRegistryServer registry) throws Exception {
+    this(dir, name, lake, registry);
     add("orders", schema + ".orders", List.of("id"), 4, new TableSpec(lake.catalog(), "lake.orders", List.of(), List.of("region"), 2,
         WriteMode.EQUALITY_DELETES, Map.of(), Map.of()));
     add("accounts", schema + ".accounts", List.of("tenant", "id"), 3, new TableSpec(lake.catalog(), "lake.accounts", List.of(), List.of(), 3,
         WriteMode.POSITION_DELETES, Map.of(), Map.of()));
   }
 
-  private Pipeline(Path dir, String name, Lake lake) throws Exception {
+  private Pipeline(Path dir, String name, Lake lake, SchemaRegistryServer registry) throws Exception {
     this.dir = dir;
+    this.registry = registry;
     this.prefix = name;
     this.kafka = new EmbeddedKafka();
     this.catalog = CatalogLoader.load("floe", lake.catalog(), SecretResolver.fromEnvironment());
@@ -78,7 +102,7 @@ final class Pipeline implements AutoCloseable {
    */
   static Pipeline mirroring(Path dir, String name, String schema) throws Exception {
     Lake lake = Lake.local(dir);
-    Pipeline p = new Pipeline(dir, name, lake);
+    Pipeline p = new Pipeline(dir, name, lake, null);
     String dlq = "dlq." + name + ".mirror";
     p.kafka.createTopic(dlq, 1);
     SinkSpec spec = new SinkSpec(
@@ -102,7 +126,8 @@ final class Pipeline implements AutoCloseable {
     String dlq = "dlq." + prefix + "." + name;
     kafka.createTopic(topic, partitions);
     kafka.createTopic(dlq, 1);
-    SinkSpec spec = new SinkSpec(new SourceSpec(kafka.bootstrapServers(), List.of(topic), null, "floe-" + name, null, Map.of()),
+    SourceSpec source = new SourceSpec(kafka.bootstrapServers(), List.of(topic), null, "floe-" + name, null, Map.of());
+    SinkSpec spec = new SinkSpec(registry == null ? source : source.withAvro(SchemaRegistrySpec.at(registry.baseUrl())),
         table, new CommitSpec("1s", 20_000, null), new DeadLetterSpec(dlq), null, COMPACTION);
     Path config = dir.resolve(name + ".yaml");
     Files.writeString(config, SinkConfigLoader.toYaml(spec));
@@ -112,8 +137,24 @@ final class Pipeline implements AutoCloseable {
   /** Starts capturing the workload's tables: their snapshot, then every change. */
   void startCapture() {
     List<String> tables = sinks.values().stream().map(Sink::sourceTable).toList();
-    capture = new PostgresCapture(Postgres.URL, Postgres.USER, Postgres.PASSWORD, String.join(",", tables), prefix,
-        kafka.bootstrapServers());
+    if (registry == null) {
+      PostgresCapture json = new PostgresCapture(Postgres.URL, Postgres.USER, Postgres.PASSWORD, String.join(",", tables), prefix,
+          kafka.bootstrapServers());
+      capture = new Capture() {
+        @Override
+        public long produced() {
+          return json.produced();
+        }
+
+        @Override
+        public void close() throws Exception {
+          json.close();
+        }
+      };
+    } else {
+      capture = new AvroCapture(Postgres.URL, Postgres.USER, Postgres.PASSWORD, String.join(",", tables), prefix,
+          kafka.bootstrapServers(), registry.v2Url(), DebeziumAvroCapture.WireFormat.CONFLUENT);
+    }
   }
 
   WorkerProcess startWorker(String sink) {
