@@ -7,6 +7,8 @@ import dev.floe.worker.config.CommitSpec;
 import dev.floe.worker.config.DeadLetterSpec;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
+import dev.floe.worker.config.SchemaRegistrySpec;
+import dev.floe.worker.config.SourceFormat;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.decode.RawRecord;
@@ -51,7 +53,11 @@ public final class Quickstart {
   private Quickstart() {}
 
   /** What to run. */
-  public record Options(int events, int keys, Path warehouse) {}
+  public record Options(int events, int keys, Path warehouse, SourceFormat format) {
+    public Options(int events, int keys, Path warehouse) {
+      this(events, keys, warehouse, SourceFormat.JSON);
+    }
+  }
 
   /** What the run did. */
   public record Summary(long events, long records, long rows, long sourceRows, boolean equal, int snapshots,
@@ -60,7 +66,11 @@ public final class Quickstart {
   public static Summary run(Options o, PrintStream out) throws Exception {
     out.printf("Floe quickstart: %,d Debezium change events for shop.public.orders (%,d keys) -> Iceberg table quickstart.orders%n", o.events(), o.keys());
     out.println("  starting a Kafka broker in this process (KRaft) ...");
-    try (EmbeddedKafka kafka = new EmbeddedKafka()) {
+    boolean avro = o.format() == SourceFormat.AVRO;
+    if (avro) {
+      out.println("  starting a schema registry in this process (Apicurio's REST API, in memory) ...");
+    }
+    try (EmbeddedKafka kafka = new EmbeddedKafka(); EmbeddedSchemaRegistry registry = avro ? EmbeddedSchemaRegistry.start() : null) {
       kafka.createTopic(TOPIC, PARTITIONS);
       kafka.createTopic(DLQ, 1);
       CatalogSpec catalogSpec = CatalogSpec.local(o.warehouse().toString());
@@ -70,14 +80,18 @@ public final class Quickstart {
         catalog.dropTable(id, true); // a fresh broker starts offsets at 0: start the demo table afresh too
       }
       SinkSpec spec = new SinkSpec(
-          new SourceSpec(kafka.bootstrapServers(), List.of(TOPIC), null, "floe-quickstart", null, null),
+          avro ? new SourceSpec(kafka.bootstrapServers(), List.of(TOPIC), null, "floe-quickstart", null, null)
+                  .withAvro(SchemaRegistrySpec.at(registry.baseUrl()))
+              : new SourceSpec(kafka.bootstrapServers(), List.of(TOPIC), null, "floe-quickstart", null, null),
           new TableSpec(catalogSpec, "quickstart.orders", List.of(), List.of(), 2, null, Map.of(), Map.of()),
           new CommitSpec("1s", 20_000, null), new DeadLetterSpec(DLQ), null);
-      out.printf("  broker %s, warehouse %s%n", kafka.bootstrapServers(), o.warehouse().toAbsolutePath());
+      out.printf("  broker %s, warehouse %s%s%n", kafka.bootstrapServers(), o.warehouse().toAbsolutePath(),
+          avro ? ", schema registry " + registry.baseUrl() + " (records in Avro, Confluent wire format)" : "");
 
       OrdersStream stream = new OrdersStream(TOPIC, o.keys(), PARTITIONS, 7);
       AtomicLong produced = new AtomicLong();
-      Thread producer = new Thread(() -> produce(kafka.bootstrapServers(), stream, o.events(), produced), "quickstart-producer");
+      String registryUrl = avro ? registry.baseUrl() : null;
+      Thread producer = new Thread(() -> produce(kafka.bootstrapServers(), stream, o.events(), produced, registryUrl), "quickstart-producer");
       SinkEngine engine = new SinkEngine(spec, catalog);
       WorkerMetrics metrics = new WorkerMetrics(spec.sinkId());
       SinkRunner runner = new SinkRunner(spec, engine, metrics, SecretResolver.fromEnvironment());
@@ -114,14 +128,17 @@ public final class Quickstart {
     }
   }
 
-  private static void produce(String bootstrap, OrdersStream stream, int events, AtomicLong produced) {
+  /** Streams the events; with a registry, in Avro as Kafka Connect's AvroConverter writes them. */
+  private static void produce(String bootstrap, OrdersStream stream, int events, AtomicLong produced, String registryUrl) {
     Map<String, Object> config = Map.of("bootstrap.servers", bootstrap, "acks", "all", "linger.ms", "5");
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+        AvroEnvelopes avro = registryUrl == null ? null : new AvroEnvelopes(registryUrl)) {
       int chunk = Math.max(500, events / 40);
       for (int sent = 0; sent < events; sent += chunk) {
         List<RawRecord> records = stream.next(Math.min(chunk, events - sent));
-        for (RawRecord r : records) {
-          producer.send(new ProducerRecord<>(r.topic(), r.partition(), r.key(), r.value()));
+        for (RawRecord generated : records) {
+          RawRecord r = avro == null ? generated : avro.toAvro(generated);
+          producer.send(new ProducerRecord<>(r.topic(), r.partition(), r.key(), r.valueIsNull() ? null : r.value()));
         }
         producer.flush();
         produced.addAndGet(records.size());

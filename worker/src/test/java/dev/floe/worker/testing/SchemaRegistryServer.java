@@ -1,11 +1,13 @@
 package dev.floe.worker.testing;
 
+import dev.floe.worker.quickstart.EmbeddedSchemaRegistry;
+
 import java.io.IOException;
 
 /**
  * The schema registry the Avro tests talk to: a real one named by {@code FLOE_SCHEMA_REGISTRY_URL}
  * (an Apicurio Registry's base URL, e.g. {@code http://127.0.0.1:8080}), else the
- * {@link InProcessSchemaRegistry} stand-in. No real Apicurio server is built here: Maven Central as
+ * {@link EmbeddedSchemaRegistry} stand-in. No real Apicurio server is built here: Maven Central as
  * this machine reaches it serves {@code apicurio-registry-app} 3.3.3 and its parent POM but not the
  * jars of the modules it needs (schema-util-provider, -common, -avro, -json, -protobuf,
  * contracts-rules, config-definitions, config-index, utils-import-export,
@@ -14,9 +16,9 @@ import java.io.IOException;
  */
 public final class SchemaRegistryServer implements AutoCloseable {
   private final String baseUrl;
-  private final InProcessSchemaRegistry inProcess;
+  private final EmbeddedSchemaRegistry inProcess;
 
-  private SchemaRegistryServer(String baseUrl, InProcessSchemaRegistry inProcess) {
+  private SchemaRegistryServer(String baseUrl, EmbeddedSchemaRegistry inProcess) {
     this.baseUrl = baseUrl;
     this.inProcess = inProcess;
   }
@@ -27,7 +29,7 @@ public final class SchemaRegistryServer implements AutoCloseable {
     if (url != null && !url.isBlank()) {
       return new SchemaRegistryServer(url.replaceAll("/+$", ""), null);
     }
-    InProcessSchemaRegistry registry = InProcessSchemaRegistry.start();
+    EmbeddedSchemaRegistry registry = EmbeddedSchemaRegistry.start();
     return new SchemaRegistryServer(registry.baseUrl(), registry);
   }
 

@@ -1,4 +1,4 @@
-package dev.floe.worker.testing;
+package dev.floe.worker.quickstart;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,8 +18,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A stand-in for Apicurio Registry in the test JVM, for where no real registry server can run (the
- * Apicurio server's module jars are not served here, see SchemaRegistryServer): the part of its REST
+ * A schema registry in this process, for the quickstart ({@code --format avro}) and for tests where
+ * no real registry server can run (the Apicurio server's module jars are not served here, see the
+ * tests' SchemaRegistryServer): a stand-in for Apicurio Registry, the part of its REST
  * APIs that Apicurio's serdes and converters and a decoder use, with Apicurio's id rules. An
  * artifact is one subject ({@code topic-key}, {@code topic-value}); every new version gets the next
  * globalId; every distinct content gets the next contentId, shared by versions of equal content; the
@@ -29,7 +30,7 @@ import java.util.regex.Pattern;
  * {@code subjects/{s}/versions} and {@code schemas/ids/{id}}. Anything else answers 404 with the path,
  * so a client that needs more shows what.
  */
-public final class InProcessSchemaRegistry implements AutoCloseable {
+public final class EmbeddedSchemaRegistry implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern IDS = Pattern.compile("/apis/registry/v[23]/ids/(globalIds|contentIds)/(\\d+)(/references)?");
   private static final Pattern V2_CREATE = Pattern.compile("/apis/registry/v2/groups/([^/]+)/artifacts");
@@ -47,14 +48,14 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
   private final Map<String, List<Version>> artifacts = new HashMap<>(); // group/artifactId -> versions
   private final List<String> unserved = new ArrayList<>();
 
-  private InProcessSchemaRegistry(HttpServer server) {
+  private EmbeddedSchemaRegistry(HttpServer server) {
     this.server = server;
   }
 
   /** Listens on a free loopback port. */
-  public static InProcessSchemaRegistry start() throws IOException {
+  public static EmbeddedSchemaRegistry start() throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    InProcessSchemaRegistry registry = new InProcessSchemaRegistry(server);
+    EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry(server);
     server.createContext("/", registry::handle);
     server.start();
     return registry;
