@@ -104,8 +104,10 @@ class FloeBenchmark {
       for (WriteMode mode : only.equals("orders") ? new WriteMode[0] : modes()) {
         Map<String, Object> c = Contest.run(work.resolve("contest-" + mode.name().toLowerCase(Locale.ROOT)), size.contestBase(), size.contestBatch(), mode);
         report.put("contest." + mode.name().toLowerCase(Locale.ROOT), c);
-        table.add(String.format(Locale.ROOT, "  contest %-9s %,d base + 10 x %,d upserts: write %.1f s, read %.1f s (%,d rows, checked)",
-            mode.name().toLowerCase(Locale.ROOT), size.contestBase(), size.contestBatch(), c.get("writeSeconds"), c.get("readSeconds"), c.get("rows")));
+        table.add(String.format(Locale.ROOT, "  contest %-9s %,d base + 10 x %,d upserts: write %.1f s, read %.1f s = %.2fx fresh"
+                + " (after the idle self-compaction, %.1f s: %.2fx fresh) (%,d rows, checked)",
+            mode.name().toLowerCase(Locale.ROOT), size.contestBase(), size.contestBatch(), c.get("writeSeconds"), c.get("readSeconds"),
+            c.get("readRatioToFresh"), c.get("idleSelfCompactionSeconds"), c.get("idleReadRatioToFresh"), c.get("rows")));
       }
       Files.writeString(OUT.resolve(only.isEmpty() ? "report.json" : "report-" + only + ".json"), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
       System.out.printf(Locale.ROOT, "%nFloe benchmark (%s): orders %,d records over %,d keys, %d partitions; consume+decode ceiling %,.0f rec/s%n%s%n"
@@ -304,7 +306,7 @@ class FloeBenchmark {
     assertThat(lake).isEqualTo(expected);
   }
 
-  private static double scanSeconds(Table table) throws IOException {
+  static double scanSeconds(Table table) throws IOException {
     return scanSeconds(table, table.currentSnapshot().snapshotId());
   }
 
@@ -321,7 +323,12 @@ class FloeBenchmark {
   }
 
   private static Table freshCopy(Catalog catalog, Table like, TableSpec spec) {
-    TableIdentifier id = TableIdentifier.parse("bench.orders_fresh");
+    return freshCopy(catalog, like, "bench.orders_fresh");
+  }
+
+  /** An empty table of the same schema, spec and properties, under {@code name}. */
+  static Table freshCopy(Catalog catalog, Table like, String name) {
+    TableIdentifier id = TableIdentifier.parse(name);
     if (catalog.tableExists(id)) {
       catalog.dropTable(id, true);
     }
@@ -329,7 +336,7 @@ class FloeBenchmark {
   }
 
   /** The append ceiling: the same final rows written once as Parquet, and their full scan; seconds of each. */
-  private static double[] freshWriteAndScan(Table fresh, Table source, TableSpec spec) throws IOException {
+  static double[] freshWriteAndScan(Table fresh, Table source, TableSpec spec) throws IOException {
     TableLayout layout = TableLayout.of(fresh, spec);
     List<Object[]> rows = new ArrayList<>();
     try (CloseableIterable<Record> records = IcebergGenerics.read(source).build()) {
