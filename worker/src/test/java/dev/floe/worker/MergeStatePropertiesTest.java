@@ -81,7 +81,7 @@ class MergeStatePropertiesTest {
         net.jqwik.api.Tuple.of(1, Between.BOTH)).list().ofSize(8);
   }
 
-  @Property(tries = 40)
+  @Property // the default tries (25); -Djqwik.tries=500 soaks it
   void theFastPathWritesWhatTheReferencePathWrites(@ForAll("scripts") Script script, @ForAll("betweens") List<Between> betweens,
       @ForAll @IntRange(min = 2, max = 3) int formatVersion, @ForAll boolean partitioned, @ForAll WriteMode mode,
       @ForAll boolean everyRule) {
