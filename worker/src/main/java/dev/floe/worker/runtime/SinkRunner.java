@@ -611,18 +611,6 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     }
   }
 
-  /** The log ends of these partitions, or none when Kafka does not answer in time (then the commit interval alone closes the batch). */
-  private Map<TopicPartition, Long> logEnds(Collection<TopicPartition> partitions) {
-    if (partitions.isEmpty()) {
-      return Map.of();
-    }
-    try {
-      return consumer.endOffsets(partitions, LAG_TIMEOUT);
-    } catch (org.apache.kafka.common.errors.TimeoutException e) {
-      return Map.of();
-    }
-  }
-
   /** The consumer's fetch positions of its assigned partitions; local, no broker round trip. */
   private Map<TopicPartition, Long> positions() {
     Map<TopicPartition, Long> out = new HashMap<>();
@@ -660,8 +648,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       @Override
       public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
         finishInFlightInRebalance(); // (cooperative rebalances assign without revoking) the engines are then this thread's
-        seekToTableOffsets(partitions);
-        wakeBacklog.assigned(logEnds(partitions));
+        wakeBacklog.assigned(seekToTableOffsets(partitions)); // the log ends it read: the backlog waiting now
         wakeBacklog.forget(pauseStoppedTables(partitions)); // a rebalance resumes what it hands back
         owned = Set.copyOf(consumer.assignment());
         joined = true; // called after every rebalance, with nothing too: a member with no partitions is ready
@@ -679,11 +666,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /**
    * Seeks each assigned partition to the table's offset (the truth), or where {@code source.startFrom}
    * says for partitions the table holds nothing for; stops, naming the partitions, where resuming
-   * would silently skip or re-read records (see {@link StartPosition}).
+   * would silently skip or re-read records (see {@link StartPosition}). Returns the log ends it
+   * read (last stable offsets), or none when Kafka did not answer in time.
    */
-  private void seekToTableOffsets(Collection<TopicPartition> partitions) {
+  private Map<TopicPartition, Long> seekToTableOffsets(Collection<TopicPartition> partitions) {
     if (partitions.isEmpty()) {
-      return;
+      return Map.of();
     }
     Map<SinkEngine, SinkOffsets> held = new HashMap<>();
     Map<TopicPartition, Long> tableNext = new HashMap<>();
@@ -732,6 +720,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       throw ResumeRefusedException.startFromRequired(first.getKey(), spec.source().groupId(), first.getValue());
     }
     held.forEach((engine, offsets) -> LOG.info("assigned partition(s) of {}; resuming from the table's offsets {}", engine.tableId(), offsets));
+    return ends;
   }
 
   /**
