@@ -1,8 +1,8 @@
 package dev.floe.e2e;
 
 import dev.floe.worker.quickstart.PostgresCapture;
+import dev.floe.worker.testing.DebeziumAvroCapture;
 import dev.floe.worker.testing.DebeziumAvroCapture.WireFormat;
-import io.apicurio.registry.utils.converter.AvroConverter;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
@@ -16,7 +16,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
@@ -29,18 +28,13 @@ import org.apache.kafka.connect.source.SourceRecord;
 final class AvroCapture implements Pipeline.Capture {
   private final DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine;
   private final KafkaProducer<byte[], byte[]> producer;
-  private final AvroConverter<?> keys = new AvroConverter<>();
-  private final AvroConverter<?> values = new AvroConverter<>();
-  private final JsonConverter headerConverter = new JsonConverter();
+  private final DebeziumAvroCapture.RecordConverter converter;
   private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "debezium-avro"));
   private final AtomicLong produced = new AtomicLong();
 
   AvroCapture(String jdbcUrl, String user, String password, String tables, String topicPrefix, String bootstrap,
       String registryV2Url, WireFormat format) {
-    Map<String, Object> config = format.converterConfig(registryV2Url);
-    keys.configure(config, true);
-    values.configure(config, false);
-    headerConverter.configure(Map.of("converter.type", "header", "schemas.enable", "true"));
+    converter = new DebeziumAvroCapture.RecordConverter(format, registryV2Url);
     producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "acks", "all", "enable.idempotence", "true"),
         new ByteArraySerializer(), new ByteArraySerializer());
     Properties p = PostgresCapture.connectorProperties(jdbcUrl, user, password, tables, topicPrefix,
@@ -49,15 +43,11 @@ final class AvroCapture implements Pipeline.Capture {
     executor.execute(engine);
   }
 
-  /** Converts as a Connect source task does (headers first: Apicurio's header format writes the ids there), then sends keyed. */
   private void send(SourceRecord r) {
+    DebeziumAvroCapture.Captured c = converter.convert(r);
     RecordHeaders headers = new RecordHeaders();
-    for (org.apache.kafka.connect.header.Header h : r.headers()) {
-      headers.add(h.key(), headerConverter.fromConnectHeader(r.topic(), h.key(), h.schema(), h.value()));
-    }
-    byte[] key = keys.fromConnectData(r.topic(), headers, r.keySchema(), r.key());
-    byte[] value = values.fromConnectData(r.topic(), headers, r.valueSchema(), r.value());
-    producer.send(new ProducerRecord<>(r.topic(), null, key, value, headers));
+    c.headers().forEach(headers::add);
+    producer.send(new ProducerRecord<>(c.topic(), null, c.key(), c.value(), headers));
     produced.incrementAndGet();
   }
 
@@ -73,8 +63,6 @@ final class AvroCapture implements Pipeline.Capture {
     executor.shutdown();
     executor.awaitTermination(30, TimeUnit.SECONDS);
     producer.close();
-    keys.close();
-    values.close();
-    headerConverter.close();
+    converter.close();
   }
 }

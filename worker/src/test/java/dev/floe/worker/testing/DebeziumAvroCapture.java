@@ -93,31 +93,51 @@ public final class DebeziumAvroCapture implements AutoCloseable {
 
   /** The records as Kafka would carry them in {@code format}, in order; schemas are registered as they are first used. */
   public static List<Captured> convert(List<SourceRecord> records, WireFormat format, String registryV2Url) {
-    Map<String, Object> config = format.converterConfig(registryV2Url);
-    AvroConverter<?> keys = new AvroConverter<>();
-    keys.configure(config, true);
-    AvroConverter<?> values = new AvroConverter<>();
-    values.configure(config, false);
-    try (JsonConverter headerConverter = new JsonConverter()) {
-      headerConverter.configure(Map.of("converter.type", "header", "schemas.enable", "true"));
+    try (RecordConverter converter = new RecordConverter(format, registryV2Url)) {
       List<Captured> out = new ArrayList<>();
       for (SourceRecord r : records) {
-        RecordHeaders headers = new RecordHeaders();
-        for (org.apache.kafka.connect.header.Header h : r.headers()) {
-          headers.add(h.key(), headerConverter.fromConnectHeader(r.topic(), h.key(), h.schema(), h.value()));
-        }
-        byte[] key = keys.fromConnectData(r.topic(), headers, r.keySchema(), r.key());
-        byte[] value = values.fromConnectData(r.topic(), headers, r.valueSchema(), r.value());
-        Map<String, byte[]> hs = new LinkedHashMap<>();
-        for (Header h : headers) {
-          hs.put(h.key(), h.value());
-        }
-        out.add(new Captured(r.topic(), key, value, hs));
+        out.add(converter.convert(r));
       }
       return out;
-    } finally {
+    }
+  }
+
+  /**
+   * Converts one record at a time as a Connect source task does: Debezium's headers through the JSON
+   * header converter first (Apicurio's header format writes the schema ids among them), then key and
+   * value through Apicurio's AvroConverter.
+   */
+  public static final class RecordConverter implements AutoCloseable {
+    private final AvroConverter<?> keys = new AvroConverter<>();
+    private final AvroConverter<?> values = new AvroConverter<>();
+    private final JsonConverter headerConverter = new JsonConverter();
+
+    public RecordConverter(WireFormat format, String registryV2Url) {
+      Map<String, Object> config = format.converterConfig(registryV2Url);
+      keys.configure(config, true);
+      values.configure(config, false);
+      headerConverter.configure(Map.of("converter.type", "header", "schemas.enable", "true"));
+    }
+
+    public Captured convert(SourceRecord r) {
+      RecordHeaders headers = new RecordHeaders();
+      for (org.apache.kafka.connect.header.Header h : r.headers()) {
+        headers.add(h.key(), headerConverter.fromConnectHeader(r.topic(), h.key(), h.schema(), h.value()));
+      }
+      byte[] key = keys.fromConnectData(r.topic(), headers, r.keySchema(), r.key());
+      byte[] value = values.fromConnectData(r.topic(), headers, r.valueSchema(), r.value());
+      Map<String, byte[]> hs = new LinkedHashMap<>();
+      for (Header h : headers) {
+        hs.put(h.key(), h.value());
+      }
+      return new Captured(r.topic(), key, value, hs);
+    }
+
+    @Override
+    public void close() {
       keys.close();
       values.close();
+      headerConverter.close();
     }
   }
 
