@@ -2,7 +2,6 @@ package dev.floe.worker.decode;
 
 import java.util.Arrays;
 import java.util.Map;
-import java.util.Objects;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -11,8 +10,8 @@ import org.apache.kafka.common.TopicPartition;
  * the same JsonConverter schema, which is most of their bytes, so a batch holds it once.
  */
 public final class RawRecord {
-  private final String topic;
-  private final int partition;
+  /** Shared by the records of one partition where the caller has one instance (a poll's), so per-record map lookups compare by reference. */
+  private final TopicPartition partition;
   private final long offset;
   private final byte[] key;
   /** The value, or (when {@code head} is set) the part of it after the shared head. */
@@ -22,15 +21,18 @@ public final class RawRecord {
   private final Map<String, byte[]> headers;
 
   public RawRecord(String topic, int partition, long offset, byte[] key, byte[] value, Map<String, byte[]> headers) {
-    this(topic, partition, offset, key, null, value, headers);
+    this(new TopicPartition(topic, partition), offset, key, null, value, headers);
+  }
+
+  public RawRecord(TopicPartition partition, long offset, byte[] key, byte[] value, Map<String, byte[]> headers) {
+    this(partition, offset, key, null, value, headers);
   }
 
   public RawRecord(String topic, int partition, long offset, byte[] key, byte[] value) {
     this(topic, partition, offset, key, value, Map.of());
   }
 
-  private RawRecord(String topic, int partition, long offset, byte[] key, byte[] head, byte[] body, Map<String, byte[]> headers) {
-    this.topic = topic;
+  private RawRecord(TopicPartition partition, long offset, byte[] key, byte[] head, byte[] body, Map<String, byte[]> headers) {
     this.partition = partition;
     this.offset = offset;
     this.key = key;
@@ -41,15 +43,15 @@ public final class RawRecord {
 
   /** The same record, its value held as a shared head (its first {@code head.length} bytes) and the rest. */
   RawRecord sharingHead(byte[] head) {
-    return new RawRecord(topic, partition, offset, key, head, Arrays.copyOfRange(body, head.length, body.length), headers);
+    return new RawRecord(partition, offset, key, head, Arrays.copyOfRange(body, head.length, body.length), headers);
   }
 
   public String topic() {
-    return topic;
+    return partition.topic();
   }
 
   public int partition() {
-    return partition;
+    return partition.partition();
   }
 
   public long offset() {
@@ -95,7 +97,7 @@ public final class RawRecord {
   }
 
   public TopicPartition topicPartition() {
-    return new TopicPartition(topic, partition);
+    return partition;
   }
 
   /** Bytes of key and value as Kafka delivered them. */
@@ -114,17 +116,17 @@ public final class RawRecord {
   /** As a record of arrays compares: the same arrays (by reference), so a comparison never assembles a value. */
   @Override
   public boolean equals(Object o) {
-    return o instanceof RawRecord r && topic.equals(r.topic) && partition == r.partition && offset == r.offset
+    return o instanceof RawRecord r && partition.equals(r.partition) && offset == r.offset
         && key == r.key && head == r.head && body == r.body && headers.equals(r.headers);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(topic, partition, offset);
+    return 31 * partition.hashCode() + Long.hashCode(offset);
   }
 
   @Override
   public String toString() {
-    return topic + "-" + partition + "@" + offset;
+    return partition + "@" + offset;
   }
 }

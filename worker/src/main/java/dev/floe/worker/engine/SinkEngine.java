@@ -273,10 +273,16 @@ public final class SinkEngine {
 
     List<RawRecord> fresh = new ArrayList<>(records.size());
     Map<TopicPartition, Long> next = new HashMap<>();
+    TopicPartition partition = null;
+    long heldNext = 0;
     for (RawRecord r : records) {
-      if (r.offset() >= held.nextOffset(r.topicPartition())) {
+      if (r.topicPartition() != partition) { // records come in runs of one partition: one ledger lookup per run
+        partition = r.topicPartition();
+        heldNext = held.nextOffset(partition);
+      }
+      if (r.offset() >= heldNext) {
         fresh.add(r);
-        next.merge(r.topicPartition(), r.offset() + 1, Math::max);
+        next.merge(partition, r.offset() + 1, Math::max);
       }
     }
     if (fresh.isEmpty()) {

@@ -82,8 +82,14 @@ public final class TableRouter {
   /** A batch split by table, each part in the batch's order. */
   public Map<SinkEngine, List<RawRecord>> split(List<RawRecord> records) {
     Map<SinkEngine, List<RawRecord>> out = new LinkedHashMap<>();
+    String topic = null;
+    List<RawRecord> part = null;
     for (RawRecord r : records) {
-      out.computeIfAbsent(engineFor(r.topic()), e -> new ArrayList<>()).add(r);
+      if (!r.topic().equals(topic)) { // records come in runs of one partition: one lookup per run
+        topic = r.topic();
+        part = out.computeIfAbsent(engineFor(topic), e -> new ArrayList<>());
+      }
+      part.add(r);
     }
     return out;
   }

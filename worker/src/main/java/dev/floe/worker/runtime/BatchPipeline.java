@@ -41,20 +41,19 @@ final class BatchPipeline implements AutoCloseable {
   record Refused(SinkEngine engine, String reason, RuntimeException cause) implements TableOutcome {}
 
   /**
-   * Where a worker's time went, per thread: the polling thread polling, decoding ahead and holding
-   * back (the next batch full while one commits), the applying thread applying. Logged at stop.
+   * Where a worker's time went, per thread: the polling thread polling (with holding the batch and
+   * queueing its decodes) and holding back (the next batch full while one commits), the applying
+   * thread applying. Logged at stop, beside the decoding thread's time ({@link AheadDecoder}).
    */
   static final class Phases {
     private long pollNanos;
-    private long decodeNanos;
     private long heldBackNanos;
     private long heldBackSince = -1;
     private volatile long applyNanos;
     private volatile int batches;
 
-    void polled(long pollNanos, long decodeNanos) {
+    void polled(long pollNanos) {
       this.pollNanos += pollNanos;
-      this.decodeNanos += decodeNanos;
     }
 
     void heldBack(boolean now) {
@@ -75,8 +74,8 @@ final class BatchPipeline implements AutoCloseable {
     @Override
     public String toString() {
       return String.format(java.util.Locale.ROOT,
-          "phases: polling thread %.2f s in poll, %.2f s decoding ahead, %.2f s held back; applying thread %.2f s over %d batch(es)",
-          pollNanos / 1e9, decodeNanos / 1e9, heldBackNanos / 1e9, applyNanos / 1e9, batches);
+          "phases: polling thread %.2f s polling, %.2f s held back; applying thread %.2f s over %d batch(es)",
+          pollNanos / 1e9, heldBackNanos / 1e9, applyNanos / 1e9, batches);
     }
   }
 

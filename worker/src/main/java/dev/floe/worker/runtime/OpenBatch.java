@@ -8,7 +8,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -24,6 +26,8 @@ public final class OpenBatch {
   private final List<RawRecord> records = new ArrayList<>();
   private final Deque<RawRecord> waiting = new ArrayDeque<>();
   private final SharedSchemas schemas = new SharedSchemas();
+  /** Records held per partition, in the batch or waiting: the lag read every few seconds asks for them. */
+  private final Map<TopicPartition, Long> held = new HashMap<>();
   private long bytes;
   private long openedAtNanos;
 
@@ -34,6 +38,7 @@ public final class OpenBatch {
   /** Adds a polled record; returns it as held (its schema shared), the instance the batch hands on. */
   public RawRecord add(RawRecord polled, long nowNanos) {
     RawRecord r = schemas.share(polled);
+    held.merge(r.topicPartition(), 1L, Long::sum);
     if (records.size() >= policy.maxRecords()) {
       waiting.add(r);
       return r;
@@ -59,6 +64,7 @@ public final class OpenBatch {
   public void drop(Collection<TopicPartition> partitions) {
     records.removeIf(r -> partitions.contains(r.topicPartition()));
     waiting.removeIf(r -> partitions.contains(r.topicPartition()));
+    partitions.forEach(held::remove);
     bytes = records.stream().mapToLong(RawRecord::heldBytes).sum();
   }
 
@@ -69,8 +75,7 @@ public final class OpenBatch {
 
   /** Polled and not committed, in the batch or waiting: what the lag of a partition still includes. */
   public long uncommitted(TopicPartition tp) {
-    return records.stream().filter(r -> r.topicPartition().equals(tp)).count()
-        + waiting.stream().filter(r -> r.topicPartition().equals(tp)).count();
+    return held.getOrDefault(tp, 0L);
   }
 
   /** Whether nothing is polled and uncommitted, in the batch or waiting. */
@@ -85,10 +90,17 @@ public final class OpenBatch {
   /** After a commit: the next batch opens with the records that were waiting, as many as it holds. */
   public void clear() {
     records.clear();
+    held.clear();
     bytes = 0;
+    waiting.forEach(r -> held.merge(r.topicPartition(), 1L, Long::sum));
     long now = System.nanoTime();
     while (!waiting.isEmpty() && records.size() < policy.maxRecords()) {
-      add(waiting.poll(), now);
+      RawRecord r = waiting.poll();
+      if (records.isEmpty()) {
+        openedAtNanos = now;
+      }
+      records.add(r); // already held (schema shared) and counted
+      bytes += r.heldBytes();
     }
   }
 
@@ -96,6 +108,7 @@ public final class OpenBatch {
   public void abandon() {
     records.clear();
     waiting.clear();
+    held.clear();
     bytes = 0;
   }
 }

@@ -19,12 +19,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -74,10 +74,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /** Partitions paused because the next batch is full while the previous one still commits. */
   private final Set<TopicPartition> heldBack = new HashSet<>();
   /** Polled records decoded here as they came, by identity: the applying thread does not decode them again. */
-  private final Map<RawRecord, Decoded> decodedAhead = new IdentityHashMap<>();
   /** What finishing the batch in flight threw inside a rebalance callback, rethrown once poll returns. */
   private RuntimeException pendingFailure;
   private final GroupOffsets groupOffsets = new GroupOffsets();
+  private final AheadDecoder aheadDecoder;
   private final WakeBacklog wakeBacklog = new WakeBacklog();
   /** The wake-up backlog has been read: the open batch is due although its interval is not up. */
   private boolean wakeBacklogRead;
@@ -123,6 +123,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     this.metrics = metrics;
     this.batch = new OpenBatch(spec.commit());
     this.pipeline = new BatchPipeline("floe-apply-" + spec.sinkId());
+    this.aheadDecoder = new AheadDecoder(spec.sinkId());
     this.selfCompaction = new SelfCompaction(spec.compaction(), metrics, System.nanoTime());
     Map<String, String> extra = KafkaClientSettings.of(spec.source(), secrets);
     this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -157,9 +158,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         fetched.forEach(r -> polled.add(batch.add(r, now)));
         polledRecords += polled.size();
         if (overlap) {
-          decodeAhead(polled); // while the batch before commits: the second core's share
+          decodeAhead(polled); // on the decoding thread, beside polling and the batch before committing
         }
-        pipeline.phases().polled(now - t0, System.nanoTime() - now);
+        pipeline.phases().polled(System.nanoTime() - t0);
         if (pipeline.done()) {
           finishInFlight();
         }
@@ -200,7 +201,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     } finally {
       running = false;
       pipeline.close(); // a batch still in flight (the loop failed under it) finishes or gives up first
-      LOG.info("{}", pipeline.phases());
+      aheadDecoder.close();
+      LOG.info("{}; decoding thread {} s", pipeline.phases(), String.format(java.util.Locale.ROOT, "%.2f", aheadDecoder.decodeSeconds()));
     }
   }
 
@@ -208,45 +210,38 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private void handOff() {
     List<RawRecord> records = List.copyOf(batch.records());
     Map<SinkEngine, List<RawRecord>> parts = tables.split(records); // here: the router is this thread's
-    Map<RawRecord, Decoded> decoded = new IdentityHashMap<>(records.size());
-    for (RawRecord r : records) {
-      Decoded d = decodedAhead.remove(r);
-      if (d != null) {
-        decoded.put(r, d);
-      }
-    }
+    Supplier<Map<RawRecord, Decoded>> decoded = aheadDecoder.takeQueued();
     batch.clear();
-    pipeline.submit(records, () -> applyAll(records, parts, decoded));
+    pipeline.submit(records, () -> applyAll(records, parts, decoded.get()));
   }
 
   /**
-   * Decodes polled records now, on this thread, so that applying their batch does not (see
-   * {@link SinkEngine#decodeAhead}). Best effort: a record it cannot place or decode is left to
-   * apply, which decides about it as it always did.
+   * Queues polled records for the decoding thread, so that applying their batch does not decode
+   * them (see {@link AheadDecoder}). The engines are found here: the router is this thread's.
    */
   private void decodeAhead(List<RawRecord> polled) {
+    List<SinkEngine> engines = new ArrayList<>(polled.size());
+    String topic = null;
+    SinkEngine engine = null;
     for (RawRecord r : polled) {
-      try {
-        Decoded d = tables.engineFor(r.topic()).decodeAhead(r);
-        if (d != null) {
-          decodedAhead.put(r, d);
-        }
-      } catch (RuntimeException e) {
-        LOG.debug("record {}@{} left to decode at apply time: {}", r.topicPartition(), r.offset(), e.toString());
+      if (!r.topic().equals(topic)) {
+        topic = r.topic();
+        engine = tables.engineFor(topic);
       }
+      engines.add(engine);
     }
+    aheadDecoder.submit(polled, engines);
   }
 
   /** Drops the open batch's records of these partitions, and what was decoded of them. */
   private void dropOpen(Collection<TopicPartition> partitions) {
-    batch.drop(partitions);
-    decodedAhead.keySet().removeIf(r -> partitions.contains(r.topicPartition()));
+    batch.drop(partitions); // their queued decodes are never looked up
   }
 
   /** Forgets every record polled and not handed over: they are re-read from the tables' offsets. */
   private void abandonOpen() {
     batch.abandon();
-    decodedAhead.clear();
+    aheadDecoder.clear();
   }
 
   /**
@@ -379,9 +374,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     try {
       var records = consumer.poll(timeout);
       List<RawRecord> out = new java.util.ArrayList<>(records.count());
-      for (ConsumerRecord<byte[], byte[]> r : records) {
-        out.add(toRaw(r));
-        groupOffsets.polled(new TopicPartition(r.topic(), r.partition()), r.offset());
+      for (TopicPartition tp : records.partitions()) {
+        List<ConsumerRecord<byte[], byte[]>> polled = records.records(tp);
+        for (ConsumerRecord<byte[], byte[]> r : polled) {
+          out.add(toRaw(tp, r)); // one TopicPartition instance per partition: the batch's map lookups compare by reference
+        }
+        groupOffsets.polled(tp, polled.get(polled.size() - 1).offset());
       }
       return out;
     } catch (WakeupException e) {
@@ -783,12 +781,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     }
   }
 
-  private static RawRecord toRaw(ConsumerRecord<byte[], byte[]> r) {
+  private static RawRecord toRaw(TopicPartition tp, ConsumerRecord<byte[], byte[]> r) {
     Map<String, byte[]> headers = new LinkedHashMap<>();
     for (Header h : r.headers()) {
       headers.put(h.key(), h.value());
     }
-    return new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value(), headers);
+    return new RawRecord(tp, r.offset(), r.key(), r.value(), headers);
   }
 
   private Properties consumerProperties(Map<String, String> extra, String instance) {
@@ -797,6 +795,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.source().groupId());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+    // A sink reads a backlog as fast as it can: Debezium's JSON records are ~2-3 KB, so Kafka's
+    // 1 MiB per partition and 64 KiB socket buffer made the polling thread wait on round trips.
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(8 << 20));
+    p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, String.valueOf(1 << 20));
     // A sink reads topics, it never makes them: a deleted source topic must not come back empty
     // (with the broker's default partitions) just because the worker asked for its metadata.
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
@@ -849,6 +851,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     // down, a stop): leave, so the partitions move to the other workers at once (KIP-1092). Only a
     // crash, which never gets here, keeps the membership for the restarted container to reclaim.
     pipeline.close();
+    aheadDecoder.close();
     consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)).withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));

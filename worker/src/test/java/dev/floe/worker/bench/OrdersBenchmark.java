@@ -79,6 +79,7 @@ class OrdersBenchmark {
       engineNanos += System.nanoTime() - t0;
       assertThat(result.rejected()).isEmpty();
     }
+    System.out.println(mode + " phases (ms): " + engine.phaseTimes().millis());
     SinkEngine fresh = new SinkEngine(sink(warehouse, "bench.orders_fresh", mode), warehouse.catalog());
     List<RawRecord> snapshot = workload.snapshotOfCurrent();
     long t0 = System.nanoTime();

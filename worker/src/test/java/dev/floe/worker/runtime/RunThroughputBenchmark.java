@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * batch before polling on (the single-threaded loop's order) is the baseline of the overlap.
  */
 class RunThroughputBenchmark {
-  private static final int BATCH = 20_000;
+  private static final int BATCH = Integer.getInteger("floe.bench.batch", 20_000);
 
   @TempDir Path dir;
 
@@ -42,7 +42,8 @@ class RunThroughputBenchmark {
   @Test
   @EnabledIfSystemProperty(named = "floe.long", matches = "true")
   void fullSize() {
-    System.out.println(run(Integer.getInteger("floe.bench.events", 200_000), 20_000, 2));
+    int events = Integer.getInteger("floe.bench.events", 200_000);
+    System.out.println(run(events, events / 10, Integer.getInteger("floe.bench.rounds", 2)));
   }
 
   private String run(int events, int keys, int rounds) {
@@ -102,7 +103,7 @@ class RunThroughputBenchmark {
   private static SinkSpec sink(String topic, LocalWarehouse warehouse, String table) {
     return new SinkSpec(new SourceSpec(TestKafka.bootstrap(), List.of(topic), null, "floe-bench-" + table, null, Map.of()),
         new TableSpec(warehouse.spec(), table, List.of(), List.of(), 2, null, Map.of(), Map.of()),
-        new CommitSpec("1s", BATCH, null), null, null);
+        Boolean.getBoolean("floe.bench.defaults") ? CommitSpec.DEFAULTS : new CommitSpec("1s", BATCH, null), null, null);
   }
 
   private static void join(Thread t) {

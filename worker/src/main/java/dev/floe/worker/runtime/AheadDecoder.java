@@ -1,0 +1,121 @@
+package dev.floe.worker.runtime;
+
+import dev.floe.worker.decode.Decoded;
+import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.engine.SinkEngine;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decodes polled records ahead of their batch on a thread of its own (see
+ * {@link SinkEngine#decodeAhead}). Polling (fetching and parsing Kafka's record batches) and
+ * decoding each cost about as much per record as applying does, so on one thread they made the
+ * polling thread the bottleneck while the applying thread waited; on three, the two cores stay
+ * busy. The polling thread queues each poll's records; the applying thread takes the decodes of
+ * its batch when it starts, waiting for what is still queued. Best effort: a record left undecoded
+ * (it failed here, or its poll's decode was dropped) is decoded at apply time, as it always was.
+ */
+final class AheadDecoder implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(AheadDecoder.class);
+
+  private final ExecutorService thread;
+  /** Polls queued since the last hand-over, oldest first; the polling thread's alone. */
+  private final List<Future<Map<RawRecord, Decoded>>> queued = new ArrayList<>();
+  private final AtomicLong decodeNanos = new AtomicLong();
+
+  AheadDecoder(String name) {
+    this.thread = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "floe-decode-" + name);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Queues one poll's records, as the batch holds them, each with the engine of its table. */
+  void submit(List<RawRecord> polled, List<SinkEngine> engines) {
+    if (polled.isEmpty()) {
+      return;
+    }
+    queued.add(thread.submit(() -> decode(polled, engines)));
+  }
+
+  /**
+   * Every poll queued so far, for the batch being handed over: what the supplier returns (on the
+   * applying thread, waiting for decodes still running) holds the decoded records by identity.
+   * Records of those polls that are not in the batch (waiting for the next one, or revoked) are
+   * decoded again when they are applied.
+   */
+  Supplier<Map<RawRecord, Decoded>> takeQueued() {
+    List<Future<Map<RawRecord, Decoded>>> taken = List.copyOf(queued);
+    queued.clear();
+    return () -> join(taken);
+  }
+
+  /** Forgets every queued decode: the records are re-read from the tables' offsets. */
+  void clear() {
+    queued.forEach(f -> f.cancel(false));
+    queued.clear();
+  }
+
+  /** Seconds the decoding thread spent decoding. */
+  double decodeSeconds() {
+    return decodeNanos.get() / 1e9;
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+  }
+
+  private Map<RawRecord, Decoded> decode(List<RawRecord> polled, List<SinkEngine> engines) {
+    long t0 = System.nanoTime();
+    Map<RawRecord, Decoded> out = new IdentityHashMap<>(polled.size());
+    for (int i = 0; i < polled.size(); i++) {
+      RawRecord r = polled.get(i);
+      try {
+        Decoded d = engines.get(i).decodeAhead(r);
+        if (d != null) {
+          out.put(r, d);
+        }
+      } catch (RuntimeException e) {
+        LOG.debug("record {}@{} left to decode at apply time: {}", r.topicPartition(), r.offset(), e.toString());
+      }
+    }
+    decodeNanos.addAndGet(System.nanoTime() - t0);
+    return out;
+  }
+
+  private static Map<RawRecord, Decoded> join(List<Future<Map<RawRecord, Decoded>>> taken) {
+    int size = 0;
+    List<Map<RawRecord, Decoded>> parts = new ArrayList<>(taken.size());
+    for (Future<Map<RawRecord, Decoded>> f : taken) {
+      try {
+        Map<RawRecord, Decoded> part = f.get();
+        parts.add(part);
+        size += part.size();
+      } catch (CancellationException | ExecutionException e) {
+        LOG.debug("a poll's records are decoded at apply time: {}", e.toString()); // best effort, see the class
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // the applying thread is stopping: what is missing is decoded, or never applied
+        break;
+      }
+    }
+    if (parts.size() == 1) {
+      return parts.get(0);
+    }
+    Map<RawRecord, Decoded> all = new IdentityHashMap<>(size);
+    parts.forEach(all::putAll);
+    return all;
+  }
+}
