@@ -504,7 +504,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
       }
       return null;
     }
-    return strictOrNull(bytes, known.payloadStart(), known.payloadEnd() - known.payloadStart());
+    return StreamedPayload.objectOrNull(JSON, bytes, known.payloadStart(), known.payloadEnd() - known.payloadStart());
   }
 
   private static Long lsn(JsonNode source) {
@@ -517,19 +517,6 @@ public final class DebeziumDecoder implements ChangeDecoder {
 
   private static JsonNode parse(byte[] bytes, String what) {
     return parse(bytes, 0, bytes.length, what);
-  }
-
-  /**
-   * Exactly one JSON object in the range, or null (then the general path reads the record and
-   * decides): a recognised envelope whose payload is not one object takes the scanner's way.
-   */
-  private static JsonNode strictOrNull(byte[] bytes, int offset, int length) {
-    try (JsonParser p = JSON.createParser(bytes, offset, length)) {
-      JsonNode node = JSON.readTree(p);
-      return node != null && node.isObject() && p.nextToken() == null ? node : null;
-    } catch (IOException e) {
-      return null;
-    }
   }
 
   private static JsonNode parse(byte[] bytes, int offset, int length, String what) {

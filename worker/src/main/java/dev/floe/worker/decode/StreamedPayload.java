@@ -4,6 +4,12 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.IOException;
 import java.util.function.Function;
 
@@ -72,10 +78,55 @@ final class StreamedPayload {
         p.skipChildren(); // not a column of the row schema: a tree read would not look at it either
         continue;
       }
-      JsonNode node = json.readTree(p);
-      values[pos] = DebeziumDecoder.readValue(s.fields().get(pos), node);
+      values[pos] = DebeziumDecoder.readValue(s.fields().get(pos), value(json, p));
     }
     return values;
+  }
+
+  /**
+   * Exactly one JSON object in the range as a tree read gives it, or null: its values read with
+   * {@link #value}, duplicate names resolved as a tree read does (the last wins).
+   */
+  static ObjectNode objectOrNull(ObjectMapper json, byte[] bytes, int offset, int length) {
+    try (JsonParser p = json.createParser(bytes, offset, length)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      ObjectNode node = json.getNodeFactory().objectNode();
+      for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+        String name = p.currentName();
+        p.nextToken();
+        node.set(name, value(json, p));
+      }
+      return p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null ? node : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The value at the parser's current token, as a tree read gives it. Strings, integers, booleans
+   * and nulls are built directly: a tree read sets up a deserialization context per call, which
+   * cost more than the value. Anything else (floats, which the mapper reads as decimals; objects;
+   * arrays) is read as a tree.
+   */
+  static JsonNode value(ObjectMapper json, JsonParser p) throws IOException {
+    JsonToken t = p.currentToken();
+    if (t == null) {
+      throw new IOException("no value");
+    }
+    return switch (t) {
+      case VALUE_STRING -> TextNode.valueOf(p.getText());
+      case VALUE_NUMBER_INT -> switch (p.getNumberType()) {
+        case INT -> IntNode.valueOf(p.getIntValue());
+        case LONG -> LongNode.valueOf(p.getLongValue());
+        default -> json.readTree(p);
+      };
+      case VALUE_TRUE -> BooleanNode.TRUE;
+      case VALUE_FALSE -> BooleanNode.FALSE;
+      case VALUE_NULL -> NullNode.getInstance();
+      default -> json.readTree(p);
+    };
   }
 
   /** The source block's LSN when it is an integer that fits a long, as a tree read takes it; else null. */

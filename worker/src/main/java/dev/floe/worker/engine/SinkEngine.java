@@ -482,10 +482,53 @@ public final class SinkEngine {
    * to zero, a rollout) leaves its successor an index to load at once instead of one to catch up or rebuild.
    */
   public void persistIndexIfChanged() {
+    catchUpIndex(); // past this worker's own self-compaction, so that the next worker loads it without catching up
     if (commitsSincePersist > 0) {
       long t0 = System.nanoTime();
       persistIndex();
       LOG.info("persisted the primary-key index of {} on stop in {} ms", tableId, (System.nanoTime() - t0) / 1_000_000);
+    }
+  }
+
+  /**
+   * Brings a held index to the table's current snapshot (over commits this engine did not plan,
+   * such as its worker's self-compaction). Best effort: a failure leaves the index to the next batch.
+   */
+  private void catchUpIndex() {
+    try {
+      if (index == null || !loadTable() || table.currentSnapshot() == null) {
+        return;
+      }
+      long current = table.currentSnapshot().snapshotId();
+      if (index.snapshotId() == current) {
+        return;
+      }
+      if (index.fits(layout) && index.catchUp(table, current, layout)) {
+        commitsSincePersist++;
+      } else {
+        index = null;
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("the primary-key index of {} is caught up by the next batch instead: {}", tableId, e.toString());
+    }
+  }
+
+  /**
+   * Loads the table and, where batches use one, its primary-key index, before the first batch: a
+   * worker woken from zero polls its backlog meanwhile. Best effort: what fails here is done (or
+   * fails with its reason) when the batch applies.
+   */
+  public void warmUp() {
+    try {
+      if (!loadTable() || table.currentSnapshot() == null) {
+        return;
+      }
+      long current = table.currentSnapshot().snapshotId();
+      if (positional() || (mergeStateFromIndex && !LiveSpecs.needPartition(LiveSpecs.of(table, current)))) {
+        index(current);
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("warming up {} failed; the first batch loads it: {}", tableId, e.toString());
     }
   }
 
@@ -524,11 +567,27 @@ public final class SinkEngine {
 
   /** Creates the table from the first event, or evolves it to fit every event schema in the batch. */
   private void prepareTable(List<ChangeEvent> events) {
-    Map<EventSchema, List<ChangeEvent>> bySchema = new IdentityHashMap<>();
+    // Each schema once, with the first LSN seen under it; a batch holds one or a few schemas, shared by its events.
+    Map<EventSchema, Long> bySchema = new IdentityHashMap<>();
+    EventSchema current = null;
+    long currentMin = NO_LSN;
     for (ChangeEvent e : events) {
-      if (e.op() != Op.TRUNCATE) {
-        bySchema.computeIfAbsent(e.schema(), s -> new ArrayList<>()).add(e);
+      if (e.op() == Op.TRUNCATE) {
+        continue;
       }
+      if (e.schema() != current) {
+        if (current != null) {
+          bySchema.merge(current, currentMin, Math::min);
+        }
+        current = e.schema();
+        currentMin = NO_LSN;
+      }
+      if (e.lsn() != null) {
+        currentMin = Math.min(currentMin, e.lsn());
+      }
+    }
+    if (current != null) {
+      bySchema.merge(current, currentMin, Math::min);
     }
     if (table == null) {
       ChangeEvent first = events.stream().filter(e -> e.op() != Op.TRUNCATE).findFirst().orElse(null);
@@ -539,12 +598,12 @@ public final class SinkEngine {
       table = TableProvisioner.create(catalog, tableId, first.schema(), key, spec.table(), first.lsn() != null);
     }
     boolean changed = false;
-    for (Map.Entry<EventSchema, List<ChangeEvent>> e : bySchema.entrySet()) {
+    for (Map.Entry<EventSchema, Long> e : bySchema.entrySet()) {
       try {
-        changed |= TableProvisioner.evolve(table, e.getKey(), firstLsn(e.getValue()));
+        changed |= TableProvisioner.evolve(table, e.getKey(), e.getValue() == NO_LSN ? null : e.getValue());
       } catch (IllegalArgumentException ex) {
         throw new IncompatibleSchemaException("table " + tableId + ": " + ex.getMessage(),
-            e.getValue().stream().map(ChangeEvent::record).toList());
+            events.stream().filter(ev -> ev.op() != Op.TRUNCATE && ev.schema() == e.getKey()).map(ChangeEvent::record).toList());
       }
     }
     if (changed) {
@@ -556,9 +615,8 @@ public final class SinkEngine {
     }
   }
 
-  private static Long firstLsn(List<ChangeEvent> events) {
-    return events.stream().map(ChangeEvent::lsn).filter(java.util.Objects::nonNull).min(Long::compare).orElse(null);
-  }
+  /** No event of a schema carried an LSN (sources without one): larger than any LSN, so one that does wins. */
+  private static final long NO_LSN = Long.MAX_VALUE;
 
   private boolean loadTable() {
     if (table != null) {

@@ -2,6 +2,7 @@ package dev.floe.worker.fold;
 
 import dev.floe.worker.decode.ChangeEvent;
 import dev.floe.worker.decode.Op;
+import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.decode.RejectedRecord;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -46,9 +47,7 @@ public final class BatchFolder {
   public static FoldedBatch fold(
       List<ChangeEvent> events, Function<ChangeEvent, Projected> project, MergeRule[] rules, Long watermark) {
     List<ChangeEvent> ordered = new ArrayList<>(events);
-    ordered.sort(Comparator.comparing((ChangeEvent e) -> e.record().topic())
-        .thenComparingInt(e -> e.record().partition())
-        .thenComparingLong(e -> e.record().offset()));
+    ordered.sort(LOG_ORDER);
 
     Long truncateLsn = watermark;
     boolean truncates = false;
@@ -108,7 +107,29 @@ public final class BatchFolder {
     return new FoldedBatch(keys, truncates, truncateLsn, superseded, rejected, arrivals, departures);
   }
 
+  /**
+   * Topic, partition, offset. Records of one partition share its TopicPartition where they were
+   * polled together, and batches are long runs of one partition: compared by reference first.
+   */
+  private static final Comparator<ChangeEvent> LOG_ORDER = (a, b) -> {
+    RawRecord x = a.record();
+    RawRecord y = b.record();
+    if (x.topicPartition() != y.topicPartition()) {
+      int c = x.topic().compareTo(y.topic());
+      if (c == 0) {
+        c = Integer.compare(x.partition(), y.partition());
+      }
+      if (c != 0) {
+        return c;
+      }
+    }
+    return Long.compare(x.offset(), y.offset());
+  };
+
   private static boolean isBeforeTruncate(ChangeEvent e, Long truncateLsn, Map<TopicPartition, Long> truncateOffsets) {
+    if (truncateLsn == null && truncateOffsets.isEmpty()) {
+      return false; // the batch truncates nothing, and the table held no truncate
+    }
     if (e.lsn() != null && truncateLsn != null) {
       return e.lsn() < truncateLsn;
     }

@@ -30,8 +30,10 @@ final class AheadDecoder implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AheadDecoder.class);
 
   private final ExecutorService thread;
-  /** Polls queued since the last hand-over, oldest first; the polling thread's alone. */
-  private final List<Future<Map<RawRecord, Decoded>>> queued = new ArrayList<>();
+  /** Decoded since the last hand-over, by identity; the decoding thread's alone. */
+  private Map<RawRecord, Decoded> decoding = new IdentityHashMap<>();
+  /** Polls queued since the last hand-over; the polling thread's alone. */
+  private final List<Future<?>> queued = new ArrayList<>();
   private final AtomicLong decodeNanos = new AtomicLong();
 
   AheadDecoder(String name) {
@@ -44,28 +46,39 @@ final class AheadDecoder implements AutoCloseable {
 
   /** Queues one poll's records, as the batch holds them, each with the engine of its table. */
   void submit(List<RawRecord> polled, List<SinkEngine> engines) {
-    if (polled.isEmpty()) {
-      return;
+    if (!polled.isEmpty() && !thread.isShutdown()) {
+      queued.add(thread.submit(() -> decode(polled, engines)));
     }
-    queued.add(thread.submit(() -> decode(polled, engines)));
   }
 
   /**
-   * Every poll queued so far, for the batch being handed over: what the supplier returns (on the
-   * applying thread, waiting for decodes still running) holds the decoded records by identity.
-   * Records of those polls that are not in the batch (waiting for the next one, or revoked) are
-   * decoded again when they are applied.
+   * The decodes of every poll queued so far, for the batch being handed over: the supplier (called
+   * on the applying thread) waits for those still queued, which the decoding thread finishes first,
+   * in order, and returns them by identity. Records of those polls that are not in the batch
+   * (waiting for the next one, or revoked) are decoded again when they are applied.
    */
   Supplier<Map<RawRecord, Decoded>> takeQueued() {
-    List<Future<Map<RawRecord, Decoded>>> taken = List.copyOf(queued);
     queued.clear();
-    return () -> join(taken);
+    if (thread.isShutdown()) {
+      return Map::of; // closed: apply decodes them all
+    }
+    Future<Map<RawRecord, Decoded>> cut = thread.submit(() -> {
+      Map<RawRecord, Decoded> done = decoding;
+      decoding = new IdentityHashMap<>(done.size());
+      return done;
+    });
+    return () -> join(cut);
   }
 
   /** Forgets every queued decode: the records are re-read from the tables' offsets. */
   void clear() {
     queued.forEach(f -> f.cancel(false));
     queued.clear();
+    if (!thread.isShutdown()) {
+      thread.submit(() -> {
+        decoding = new IdentityHashMap<>();
+      });
+    }
   }
 
   /** Seconds the decoding thread spent decoding. */
@@ -78,44 +91,31 @@ final class AheadDecoder implements AutoCloseable {
     thread.shutdownNow();
   }
 
-  private Map<RawRecord, Decoded> decode(List<RawRecord> polled, List<SinkEngine> engines) {
+  private void decode(List<RawRecord> polled, List<SinkEngine> engines) {
     long t0 = System.nanoTime();
-    Map<RawRecord, Decoded> out = new IdentityHashMap<>(polled.size());
     for (int i = 0; i < polled.size(); i++) {
       RawRecord r = polled.get(i);
       try {
         Decoded d = engines.get(i).decodeAhead(r);
         if (d != null) {
-          out.put(r, d);
+          decoding.put(r, d);
         }
       } catch (RuntimeException e) {
         LOG.debug("record {}@{} left to decode at apply time: {}", r.topicPartition(), r.offset(), e.toString());
       }
     }
     decodeNanos.addAndGet(System.nanoTime() - t0);
-    return out;
   }
 
-  private static Map<RawRecord, Decoded> join(List<Future<Map<RawRecord, Decoded>>> taken) {
-    int size = 0;
-    List<Map<RawRecord, Decoded>> parts = new ArrayList<>(taken.size());
-    for (Future<Map<RawRecord, Decoded>> f : taken) {
-      try {
-        Map<RawRecord, Decoded> part = f.get();
-        parts.add(part);
-        size += part.size();
-      } catch (CancellationException | ExecutionException e) {
-        LOG.debug("a poll's records are decoded at apply time: {}", e.toString()); // best effort, see the class
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt(); // the applying thread is stopping: what is missing is decoded, or never applied
-        break;
-      }
+  private static Map<RawRecord, Decoded> join(Future<Map<RawRecord, Decoded>> cut) {
+    try {
+      return cut.get();
+    } catch (CancellationException | ExecutionException e) {
+      LOG.debug("the batch's records are decoded at apply time: {}", e.toString()); // best effort, see the class
+      return Map.of();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the applying thread is stopping: what is missing is decoded, or never applied
+      return Map.of();
     }
-    if (parts.size() == 1) {
-      return parts.get(0);
-    }
-    Map<RawRecord, Decoded> all = new IdentityHashMap<>(size);
-    parts.forEach(all::putAll);
-    return all;
   }
 }

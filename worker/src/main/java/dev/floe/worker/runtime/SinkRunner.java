@@ -361,6 +361,23 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return owned;
   }
 
+  /**
+   * Loads the assigned tables and their indexes on the applying thread while this one polls their
+   * backlog: a worker woken from zero would otherwise do it only once its first batch is handed over.
+   */
+  private void warmUp(Collection<TopicPartition> partitions) {
+    if (!overlap || pipeline.busy() || partitions.isEmpty()) {
+      return;
+    }
+    Set<SinkEngine> engines = new java.util.LinkedHashSet<>();
+    partitions.forEach(tp -> engines.add(tables.engineFor(tp.topic())));
+    engines.removeAll(stoppedTables.keySet());
+    pipeline.submit(List.of(), () -> {
+      engines.forEach(SinkEngine::warmUp);
+      return new BatchPipeline.Applied(List.of(), List.of(), false);
+    });
+  }
+
   /** Records polled since the start, committed or not. */
   long polledRecords() {
     return polledRecords;
@@ -648,6 +665,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         finishInFlightInRebalance(); // (cooperative rebalances assign without revoking) the engines are then this thread's
         wakeBacklog.assigned(seekToTableOffsets(partitions)); // the log ends it read: the backlog waiting now
         wakeBacklog.forget(pauseStoppedTables(partitions)); // a rebalance resumes what it hands back
+        warmUp(partitions);
         owned = Set.copyOf(consumer.assignment());
         joined = true; // called after every rebalance, with nothing too: a member with no partitions is ready
         kafka.reached();
