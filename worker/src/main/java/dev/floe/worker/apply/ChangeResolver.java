@@ -64,10 +64,13 @@ public final class ChangeResolver {
     MovePairing pairing = MovePairing.of(folded, waiting);
 
     // Keys whose rows a delete half arriving now settles, though this batch has no events for them.
-    Map<RowKey, KeyFold> keys = new LinkedHashMap<>(folded.keys());
+    Map<RowKey, KeyFold> keys = folded.keys(); // copied only to add to: a batch holds hundreds of thousands
     Set<RowKey> repaired = new HashSet<>();
     for (RowKey target : pairing.repairTargets()) {
       if (!keys.containsKey(target)) {
+        if (repaired.isEmpty()) {
+          keys = new LinkedHashMap<>(keys);
+        }
         keys.put(target, KeyFold.rewriteStored(layout.columnCount()));
         repaired.add(target);
       }
@@ -75,27 +78,27 @@ public final class ChangeResolver {
 
     // When the truncate drops every file, nothing stored survives to be deleted key by key.
     boolean wiped = truncate != null && truncate.dropsAllFiles();
-    Set<RowKey> lookup = new HashSet<>();
-    Set<RowKey> needValues = new HashSet<>();
-    for (Map.Entry<RowKey, KeyFold> e : keys.entrySet()) {
-      boolean values = e.getValue().needsStoredValues(rules) || waiting.isTarget(e.getKey());
-      if (values) {
-        needValues.add(e.getKey());
-      }
-      if ((needPartition && !wiped) || values) {
-        lookup.add(e.getKey());
-      }
-    }
-    for (RowKey old : pairing.oldKeys()) {
-      lookup.add(old);
-      needValues.add(old);
-    }
+    // Every key is looked up when deletes need its stored row's partition (the position mode: its location).
+    boolean lookAll = needPartition && !wiped;
+    Set<RowKey> lookup = lookAll ? keys.keySet() : new HashSet<>();
     // A key change pairs and carries whole row images (MovedImages, MovePairing): such a batch reads whole rows.
     boolean wholeRows = !folded.arrivals().isEmpty() || !folded.departures().isEmpty() || !waiting.isEmpty();
-    Map<RowKey, boolean[]> needColumns = new HashMap<>();
-    for (RowKey k : needValues) {
-      KeyFold f = keys.get(k);
-      needColumns.put(k, wholeRows || f == null ? null : f.storedColumnsNeeded(rules));
+    Map<RowKey, boolean[]> needColumns = new HashMap<>(keys.size() * 4 / 3 + 1); // the keys whose stored values are needed
+    for (Map.Entry<RowKey, KeyFold> e : keys.entrySet()) {
+      KeyFold f = e.getValue();
+      if (f.needsStoredValues(rules) || waiting.isTarget(e.getKey())) {
+        needColumns.put(e.getKey(), wholeRows ? null : f.storedColumnsNeeded(rules));
+        if (!lookAll) {
+          lookup.add(e.getKey());
+        }
+      }
+    }
+    if (!pairing.oldKeys().isEmpty()) {
+      lookup = new HashSet<>(lookup);
+      for (RowKey old : pairing.oldKeys()) {
+        lookup.add(old);
+        needColumns.put(old, null); // whole: a key change is in play, so wholeRows holds anyway
+      }
     }
     Map<RowKey, Object[]> stored = baseSnapshot == null || lookup.isEmpty()
         ? Collections.emptyMap()
@@ -121,7 +124,7 @@ public final class ChangeResolver {
       }
       if (f.exists()) {
         Object[] previous = f.movedFrom() == null ? null : images.before(f.movedFrom(), f.movedAtLsn());
-        rows.add(f.resolve(merged.get(key), rules, previous));
+        rows.add(f.resolve(merged == stored ? s : merged.get(key), rules, previous));
       }
     }
     if (truncate != null) {

@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
@@ -49,20 +52,45 @@ public final class PositionDeltaWriter {
         targets.add(l);
       }
     }
-    List<DeleteFile> deleteFiles = new ArrayList<>();
-    List<DeleteFile> replaced = new ArrayList<>();
     Set<String> referenced = new HashSet<>();
     targets.forEach(t -> referenced.add(t.file().location()));
-    if (!targets.isEmpty()) {
+    // the deletes on another core while this one writes the rows: they do not depend on each other
+    CompletableFuture<DeleteWriteResult> writingDeletes = targets.isEmpty()
+        ? CompletableFuture.completedFuture(null)
+        : CompletableFuture.supplyAsync(() -> writeDeletes(table, targets, baseSnapshot));
+    List<DataFile> dataFiles;
+    try {
+      dataFiles = EqualityDeltaWriter.writeRows(table, layout, rows);
+    } catch (RuntimeException e) {
+      try {
+        DeleteWriteResult written = writingDeletes.join();
+        if (written != null) {
+          written.deleteFiles().forEach(f -> table.io().deleteFile(f.location()));
+        }
+      } catch (RuntimeException cleanup) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
+    }
+    DeleteWriteResult result;
+    try {
+      result = writingDeletes.join();
+    } catch (CompletionException e) {
+      dataFiles.forEach(f -> table.io().deleteFile(f.location()));
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    List<DeleteFile> deleteFiles = result == null ? List.of() : List.copyOf(result.deleteFiles());
+    List<DeleteFile> replaced = result == null ? List.of() : List.copyOf(result.rewrittenDeleteFiles());
+    return new EqualityDeltaWriter.Written(dataFiles, deleteFiles, replaced, referenced);
+  }
+
+  private static DeleteWriteResult writeDeletes(Table table, List<PrimaryKeyIndex.Location> targets, long baseSnapshot) {
+    if (formatVersion(table) >= 3) {
       OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
           .format(FileFormat.PUFFIN).operationId(UUID.randomUUID().toString()).build();
-      DeleteWriteResult result = formatVersion(table) >= 3
-          ? writeVectors(table, targets, files, baseSnapshot)
-          : writePositionDeletes(table, targets);
-      deleteFiles.addAll(result.deleteFiles());
-      replaced.addAll(result.rewrittenDeleteFiles());
+      return writeVectors(table, targets, files, baseSnapshot);
     }
-    return new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRows(table, layout, rows), deleteFiles, replaced, referenced);
+    return writePositionDeletes(table, targets);
   }
 
   private static DeleteWriteResult writeVectors(Table table, List<PrimaryKeyIndex.Location> targets, OutputFileFactory files, long baseSnapshot) {

@@ -144,7 +144,6 @@ public final class PrimaryKeyIndex {
    * applies to a file in the commit that adds it, so a row's position is its place in the file.
    */
   public void committed(Table table, long newSnapshotId, Collection<RowKey> deleted, List<DataFile> added, TableLayout layout) {
-    deleted.forEach(locations::remove);
     Schema projection = layout.schema().select(indexedColumns(layout));
     for (DataFile file : added) {
       try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(file.location(), file.fileSizeInBytes()))
@@ -163,6 +162,17 @@ public final class PrimaryKeyIndex {
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
+      }
+    }
+    // After the puts: a key written again was moved in place above (removing it first would have
+    // left its old entry as garbage, and the index rehashing every few batches), so only keys that
+    // still point at a stored row are gone.
+    Set<String> addedPaths = new HashSet<>();
+    added.forEach(f -> addedPaths.add(f.location()));
+    for (RowKey k : deleted) {
+      Location l = locations.get(k);
+      if (l != null && !addedPaths.contains(l.file().location())) {
+        locations.remove(k);
       }
     }
     snapshotId = newSnapshotId;
@@ -203,7 +213,7 @@ public final class PrimaryKeyIndex {
     return new ChangeResolver.StoredRows() {
       @Override
       public Map<RowKey, Object[]> read(Set<RowKey> keys, Set<RowKey> needValues) {
-        return withKeyRows(layout, keys, new HashMap<>(rowsAt(table, needValues, layout)));
+        return withKeyRows(layout, keys, rowsAt(table, needValues, layout)); // a map of its own
       }
 
       @Override
@@ -211,7 +221,7 @@ public final class PrimaryKeyIndex {
         if (!fromMergeState) {
           return read(keys, needColumns.keySet());
         }
-        return withKeyRows(layout, keys, new HashMap<>(storedValues(table, needColumns, layout)));
+        return withKeyRows(layout, keys, storedValues(table, needColumns, layout)); // a map of its own
       }
     };
   }
@@ -234,7 +244,7 @@ public final class PrimaryKeyIndex {
    * and in position order. No deletes are applied: the index points only at live positions.
    */
   public Map<RowKey, Object[]> storedValues(Table table, Map<RowKey, boolean[]> needs, TableLayout layout) {
-    Map<RowKey, Object[]> out = new HashMap<>();
+    Map<RowKey, Object[]> out = new HashMap<>(needs.size() * 4 / 3 + 1);
     Map<String, DataFile> files = new HashMap<>();
     Map<String, Map<Long, RowKey>> wanted = new HashMap<>();
     Map<String, boolean[]> columnsByFile = new HashMap<>();

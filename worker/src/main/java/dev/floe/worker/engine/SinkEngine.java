@@ -45,6 +45,7 @@ import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -296,11 +297,9 @@ public final class SinkEngine {
     List<ChangeEvent> events = new ArrayList<>(fresh.size());
     List<RejectedRecord> rejected = new ArrayList<>();
     int tombstones = 0;
-    for (RawRecord r : fresh) {
-      Decoded d = decodedAhead.get(r); // events are never changed by folding: one decoded ahead serves every attempt
-      if (d == null) {
-        d = decoder.decode(r, exists ? table.schema() : null);
-      }
+    // events are never changed by folding: one decoded ahead serves every attempt
+    Schema tableSchema = exists ? table.schema() : null;
+    for (Decoded d : BatchDecode.decode(fresh, decodedAhead, r -> decoder.decode(r, tableSchema))) {
       if (d instanceof Decoded.Event e) {
         events.add(e.event());
       } else if (d instanceof Decoded.Rejected rj) {
