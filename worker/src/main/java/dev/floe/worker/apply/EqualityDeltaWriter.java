@@ -3,6 +3,7 @@ package dev.floe.worker.apply;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,11 +41,26 @@ public final class EqualityDeltaWriter {
    * replace and the data files their deletes point into (which must still exist at commit).
    */
   public record Written(List<DataFile> dataFiles, List<DeleteFile> deleteFiles, List<DeleteFile> replacedDeleteFiles,
-      Set<String> referencedDataFiles) {
+      Set<String> referencedDataFiles, Map<String, List<Object[]>> rowsOfFiles) {
+    public Written(List<DataFile> dataFiles, List<DeleteFile> deleteFiles, List<DeleteFile> replacedDeleteFiles,
+        Set<String> referencedDataFiles) {
+      this(dataFiles, deleteFiles, replacedDeleteFiles, referencedDataFiles, Map.of());
+    }
+
     public Written(List<DataFile> dataFiles, List<DeleteFile> deleteFiles) {
       this(dataFiles, deleteFiles, List.of(), Set.of());
     }
+
+    public Written(Rows rows, List<DeleteFile> deleteFiles, List<DeleteFile> replacedDeleteFiles, Set<String> referencedDataFiles) {
+      this(rows.files(), deleteFiles, replacedDeleteFiles, referencedDataFiles, rows.rowsOfFiles());
+    }
   }
+
+  /**
+   * Data files written, and where known (unpartitioned tables) the rows each holds, in position
+   * order: the index takes its new entries from them instead of reading the files back.
+   */
+  public record Rows(List<DataFile> files, Map<String, List<Object[]>> rowsOfFiles) {}
 
   /**
    * @param rows final rows to insert, in table column order
@@ -101,8 +117,7 @@ public final class EqualityDeltaWriter {
       deleteFiles.addAll(writer.result().deleteFiles());
     }
 
-    List<DataFile> dataFiles = writeRows(table, layout, rows);
-    return new Written(dataFiles, deleteFiles);
+    return new Written(writeRowsTracked(table, layout, rows), deleteFiles, List.of(), Set.of());
   }
 
   /** Rows a data file must get, at least, to be written on a thread of its own. */
@@ -114,27 +129,37 @@ public final class EqualityDeltaWriter {
    * encoding was a third of a batch on one core. A part that fails takes the others' files with it.
    */
   public static List<DataFile> writeRows(Table table, TableLayout layout, List<Object[]> rows) {
+    return writeRowsTracked(table, layout, rows).files();
+  }
+
+  /** {@link #writeRows}, telling which rows each file holds where that is known. */
+  public static Rows writeRowsTracked(Table table, TableLayout layout, List<Object[]> rows) {
     int parts = layout.partitioned() ? 1
         : (int) Math.min(Runtime.getRuntime().availableProcessors(), rows.size() / PARALLEL_FILE_ROWS);
     if (parts <= 1) {
       return writeRowsOnce(table, layout, rows);
     }
     int size = (rows.size() + parts - 1) / parts;
-    List<CompletableFuture<List<DataFile>>> others = new ArrayList<>();
+    List<CompletableFuture<Rows>> others = new ArrayList<>();
     for (int from = size; from < rows.size(); from += size) {
       List<Object[]> part = rows.subList(from, Math.min(rows.size(), from + size));
       others.add(CompletableFuture.supplyAsync(() -> writeRowsOnce(table, layout, part)));
     }
     List<DataFile> out = new ArrayList<>();
+    Map<String, List<Object[]>> rowsOfFiles = new HashMap<>();
     RuntimeException failure = null;
     try {
-      out.addAll(writeRowsOnce(table, layout, rows.subList(0, size)));
+      Rows first = writeRowsOnce(table, layout, rows.subList(0, size));
+      out.addAll(first.files());
+      rowsOfFiles.putAll(first.rowsOfFiles());
     } catch (RuntimeException e) {
       failure = e;
     }
-    for (CompletableFuture<List<DataFile>> f : others) {
+    for (CompletableFuture<Rows> f : others) {
       try {
-        out.addAll(f.join());
+        Rows part = f.join();
+        out.addAll(part.files());
+        rowsOfFiles.putAll(part.rowsOfFiles());
       } catch (CompletionException e) {
         RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
         if (failure == null) {
@@ -154,10 +179,10 @@ public final class EqualityDeltaWriter {
       }
       throw failure;
     }
-    return out;
+    return new Rows(out, rowsOfFiles);
   }
 
-  private static List<DataFile> writeRowsOnce(Table table, TableLayout layout, List<Object[]> rows) {
+  private static Rows writeRowsOnce(Table table, TableLayout layout, List<Object[]> rows) {
     Schema schema = layout.schema();
     GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
         .dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
@@ -185,7 +210,25 @@ public final class EqualityDeltaWriter {
       }
       dataFiles.addAll(writer.result().dataFiles());
     }
-    return dataFiles;
+    return new Rows(dataFiles, layout.partitioned() ? Map.of() : rowsOfFiles(dataFiles, rows));
+  }
+
+  /**
+   * Unpartitioned, the rows went into one rolling writer in order: each file holds the next
+   * {@code recordCount} of them. Nothing is told when the counts do not add up.
+   */
+  private static Map<String, List<Object[]>> rowsOfFiles(List<DataFile> files, List<Object[]> rows) {
+    Map<String, List<Object[]>> out = new HashMap<>();
+    int from = 0;
+    for (DataFile f : files) {
+      int to = from + (int) f.recordCount();
+      if (to > rows.size()) {
+        return Map.of();
+      }
+      out.put(f.location(), rows.subList(from, to));
+      from = to;
+    }
+    return from == rows.size() ? out : Map.of();
   }
 
   private static Record keyRecord(Schema deleteSchema, TableLayout layout, Object[] stored) {

@@ -97,6 +97,17 @@ final class MergeState {
     }
   }
 
+  /** As {@link #record(String, long, long, Record)}, from a row as it was written (table column order). */
+  void recordRow(String file, long fileRecords, long position, Object[] row) {
+    if (columns.length == 0) {
+      return;
+    }
+    FileValues values = files.computeIfAbsent(file, f -> new FileValues(columns, Math.toIntExact(fileRecords)));
+    for (int c = 0; c < columns.length; c++) {
+      values.columns[c].set((int) position, ValueCoercion.coerce(row[columns[c].position()], columns[c].type()));
+    }
+  }
+
   /** A file's values are complete: its string arenas give back their slack. */
   void sealFile(String file) {
     FileValues values = files.get(file);

@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
@@ -58,9 +57,9 @@ public final class PositionDeltaWriter {
     CompletableFuture<DeleteWriteResult> writingDeletes = targets.isEmpty()
         ? CompletableFuture.completedFuture(null)
         : CompletableFuture.supplyAsync(() -> writeDeletes(table, targets, baseSnapshot));
-    List<DataFile> dataFiles;
+    EqualityDeltaWriter.Rows dataFiles;
     try {
-      dataFiles = EqualityDeltaWriter.writeRows(table, layout, rows);
+      dataFiles = EqualityDeltaWriter.writeRowsTracked(table, layout, rows);
     } catch (RuntimeException e) {
       try {
         DeleteWriteResult written = writingDeletes.join();
@@ -76,7 +75,7 @@ public final class PositionDeltaWriter {
     try {
       result = writingDeletes.join();
     } catch (CompletionException e) {
-      dataFiles.forEach(f -> table.io().deleteFile(f.location()));
+      dataFiles.files().forEach(f -> table.io().deleteFile(f.location()));
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
     List<DeleteFile> deleteFiles = result == null ? List.of() : List.copyOf(result.deleteFiles());

@@ -143,9 +143,21 @@ public final class PrimaryKeyIndex {
    * The added files are read directly, key columns only, without planning the snapshot: no delete
    * applies to a file in the commit that adds it, so a row's position is its place in the file.
    */
-  public void committed(Table table, long newSnapshotId, Collection<RowKey> deleted, List<DataFile> added, TableLayout layout) {
+  public void committed(Table table, long newSnapshotId, Collection<RowKey> deleted, List<DataFile> added,
+      Map<String, List<Object[]>> rowsOfFiles, TableLayout layout) {
     Schema projection = layout.schema().select(indexedColumns(layout));
     for (DataFile file : added) {
+      List<Object[]> written = rowsOfFiles.get(file.location());
+      if (written != null && written.size() == file.recordCount()) {
+        // the rows as the writer wrote them, in position order: no need to read the file back
+        for (int position = 0; position < written.size(); position++) {
+          Object[] row = written.get(position);
+          locations.put(layout.keyOfStoredRow(row), file, position);
+          state.recordRow(file.location(), file.recordCount(), position, row);
+        }
+        state.sealFile(file.location());
+        continue;
+      }
       try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(file.location(), file.fileSizeInBytes()))
           .project(projection)
           .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(projection, fileSchema))

@@ -211,6 +211,15 @@ public final class TableLayout {
     return new RowKey(key);
   }
 
+  /** The key of a row in table column order, coerced to the key columns' types as {@link #keyOf(Record)} reads a stored one. */
+  public RowKey keyOfStoredRow(Object[] row) {
+    Object[] key = new Object[keyPositions.length];
+    for (int i = 0; i < key.length; i++) {
+      key[i] = ValueCoercion.coerce(row[keyPositions[i]], columns.get(keyPositions[i]).type());
+    }
+    return new RowKey(key);
+  }
+
   /** The key of a row in table column order. */
   public RowKey keyOfRow(Object[] row) {
     Object[] key = new Object[keyPositions.length];

@@ -349,7 +349,7 @@ public final class SinkEngine {
           index == null ? null : index.storedRows(table, layout, mergeStateFromIndex), moves);
       t = phases.add("resolve", t);
       written = baseSnapshot == null
-          ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRows(table, layout, changes.rows()), List.of())
+          ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRowsTracked(table, layout, changes.rows()), List.of(), List.of(), Set.of())
           : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), baseSnapshot);
     } else {
       List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
@@ -557,7 +557,7 @@ public final class SinkEngine {
     } else {
       List<RowKey> deletedKeys = new ArrayList<>(changes.deletes().size());
       changes.deletes().forEach(row -> deletedKeys.add(layout.keyOfRow(row)));
-      index.committed(table, snapshotId, deletedKeys, written.dataFiles(), layout);
+      index.committed(table, snapshotId, deletedKeys, written.dataFiles(), written.rowsOfFiles(), layout);
     }
     if (++commitsSincePersist >= PERSIST_EVERY) {
       persistIndex();
