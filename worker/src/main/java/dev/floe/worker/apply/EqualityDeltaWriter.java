@@ -121,7 +121,7 @@ public final class EqualityDeltaWriter {
   }
 
   /** Rows a data file must get, at least, to be written on a thread of its own. */
-  static final int PARALLEL_FILE_ROWS = 25_000;
+  static final int PARALLEL_FILE_ROWS = 50_000;
 
   /**
    * Writes final rows as data files of the table's current spec, rolled at the target size. Many

@@ -42,8 +42,8 @@ public final class PositionDeltaWriter {
 
   public static EqualityDeltaWriter.Written write(Table table, TableLayout layout, PrimaryKeyIndex index,
       List<Object[]> rows, List<Object[]> deletes, long baseSnapshot) {
-    List<PrimaryKeyIndex.Location> targets = new ArrayList<>();
-    Set<RowKey> seen = new HashSet<>();
+    List<PrimaryKeyIndex.Location> targets = new ArrayList<>(deletes.size());
+    Set<RowKey> seen = new HashSet<>(deletes.size() * 4 / 3 + 1);
     for (Object[] row : deletes) {
       RowKey key = layout.keyOfRow(row);
       PrimaryKeyIndex.Location l = index.get(key);
