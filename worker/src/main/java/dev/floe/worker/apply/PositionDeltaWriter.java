@@ -40,14 +40,19 @@ import org.apache.iceberg.util.PropertyUtil;
 public final class PositionDeltaWriter {
   private PositionDeltaWriter() {}
 
+  /**
+   * @param deletes stored rows (or key rows) to delete
+   * @param keysRepeat whether a key may appear more than once in {@code deletes} (a truncate adds its
+   *     own); without, each is one key of the folded batch, and no set of them is built
+   */
   public static EqualityDeltaWriter.Written write(Table table, TableLayout layout, PrimaryKeyIndex index,
-      List<Object[]> rows, List<Object[]> deletes, long baseSnapshot) {
+      List<Object[]> rows, List<Object[]> deletes, boolean keysRepeat, long baseSnapshot) {
     List<PrimaryKeyIndex.Location> targets = new ArrayList<>(deletes.size());
-    Set<RowKey> seen = new HashSet<>(deletes.size() * 4 / 3 + 1);
+    Set<RowKey> seen = keysRepeat ? new HashSet<>(deletes.size() * 4 / 3 + 1) : null;
     for (Object[] row : deletes) {
       RowKey key = layout.keyOfRow(row);
       PrimaryKeyIndex.Location l = index.get(key);
-      if (l != null && seen.add(key)) {
+      if (l != null && (seen == null || seen.add(key))) {
         targets.add(l);
       }
     }

@@ -121,6 +121,8 @@ public final class AvroChangeDecoder implements ChangeDecoder {
         root = JSON.readTree(bytes);
       } catch (IOException e) {
         throw new DecodeException(what + " is not JSON: " + Reasons.abbreviated(e.getMessage()));
+      } catch (NumberFormatException e) {
+        throw DebeziumDecoder.numberOutOfRange(what, e);
       }
       JsonNode payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
       return DebeziumDecoder.keyColumns(payload, root, what, rowSchema);

@@ -30,6 +30,14 @@ public final class DebeziumDecoder implements ChangeDecoder {
       .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .build();
+  /**
+   * For the rare value holding a float no decimal can represent (an exponent past an int, such as
+   * 1e6123046116182000): read as doubles it is infinite, so a field nobody reads does not sink the
+   * record, as it does not in the streamed read; a column holding it is then judged by its codec.
+   */
+  private static final ObjectMapper JSON_DOUBLES = JsonMapper.builder()
+      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+      .build();
   private static final String PLACEHOLDER_BASE64 =
       Base64.getEncoder().encodeToString(Unchanged.DEBEZIUM_PLACEHOLDER.getBytes(StandardCharsets.UTF_8));
 
@@ -273,14 +281,26 @@ public final class DebeziumDecoder implements ChangeDecoder {
    * was most of the decoding time. Without an envelope the whole value is the payload.
    */
   private Envelope envelope(byte[] bytes, boolean scan) {
+    try {
+      return envelope(bytes, scan, JSON);
+    } catch (NumberFormatException e) {
+      try {
+        return envelope(bytes, scan, JSON_DOUBLES);
+      } catch (NumberFormatException again) {
+        throw numberOutOfRange("value", again);
+      }
+    }
+  }
+
+  private Envelope envelope(byte[] bytes, boolean scan, ObjectMapper json) {
     // Envelopes of a known schema are read by streamed(); what reaches here is its rare remainder.
     EnvelopeScanner.Spans spans = scan ? EnvelopeScanner.scan(bytes) : null;
     if (spans != null) { // JsonConverter's own layout: the schema is only located, never tokenized
-      JsonNode payload = parse(bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(), "value");
+      JsonNode payload = parse(json, bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(), "value");
       valueSchemas.learn(bytes, spans);
       return new Envelope(payload, bytes, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
     }
-    try (JsonParser p = JSON.createParser(bytes)) {
+    try (JsonParser p = json.createParser(bytes)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new DecodeException("value is not a JSON object");
       }
@@ -298,7 +318,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
         } else if (name.equals("schema") && value == JsonToken.VALUE_NULL) {
           schemaStart = 0;
         } else if (name.equals("payload")) {
-          payload = JSON.readTree(p);
+          payload = json.readTree(p);
           if (payload == null) {
             payload = com.fasterxml.jackson.databind.node.NullNode.getInstance();
           }
@@ -308,7 +328,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
         }
       }
       if (other || schemaStart < 0 || payload == null) {
-        return new Envelope(parse(bytes, "value"), bytes, 0, 0); // no envelope: the value is the payload
+        return new Envelope(parse(json, bytes, 0, bytes.length, "value"), bytes, 0, 0); // no envelope: the value is the payload
       }
       return new Envelope(payload, bytes, schemaStart, schemaLength);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -520,9 +540,22 @@ public final class DebeziumDecoder implements ChangeDecoder {
   }
 
   private static JsonNode parse(byte[] bytes, int offset, int length, String what) {
+    try {
+      return parse(JSON, bytes, offset, length, what);
+    } catch (NumberFormatException e) {
+      try {
+        return parse(JSON_DOUBLES, bytes, offset, length, what); // see JSON_DOUBLES
+      } catch (NumberFormatException again) {
+        throw numberOutOfRange(what, again);
+      }
+    }
+  }
+
+  /** Throws Jackson's NumberFormatException (a float no decimal can hold) as it is, for the caller to retry as doubles. */
+  private static JsonNode parse(ObjectMapper json, byte[] bytes, int offset, int length, String what) {
     // Closed after use: Jackson recycles its buffers only for parsers that are closed.
-    try (JsonParser p = JSON.createParser(bytes, offset, length)) {
-      JsonNode node = JSON.readTree(p);
+    try (JsonParser p = json.createParser(bytes, offset, length)) {
+      JsonNode node = json.readTree(p);
       if (node == null) {
         throw new DecodeException(what + " is empty");
       }
@@ -532,6 +565,11 @@ public final class DebeziumDecoder implements ChangeDecoder {
     } catch (IOException e) {
       throw new DecodeException(what + " cannot be read: " + e.getMessage());
     }
+  }
+
+  /** A JSON number Jackson cannot represent (as a decimal, under USE_BIG_DECIMAL_FOR_FLOATS): a rejection, not a crash. */
+  static DecodeException numberOutOfRange(String what, NumberFormatException e) {
+    return new DecodeException(what + " holds a number that cannot be read: " + Reasons.abbreviated(String.valueOf(e.getMessage())));
   }
 
   /** A record that cannot be decoded; its message is the rejection reason. */

@@ -98,8 +98,20 @@ final class BatchPipeline implements AutoCloseable {
       throw new IllegalStateException("a batch is already in flight");
     }
     Map<TopicPartition, Long> counts = new HashMap<>();
-    for (RawRecord r : records) {
-      counts.merge(r.topicPartition(), 1L, Long::sum);
+    TopicPartition run = null;
+    long inRun = 0;
+    for (RawRecord r : records) { // records come in runs of one partition
+      if (r.topicPartition() != run) {
+        if (run != null) {
+          counts.merge(run, inRun, Long::sum);
+        }
+        run = r.topicPartition();
+        inRun = 0;
+      }
+      inRun++;
+    }
+    if (run != null) {
+      counts.merge(run, inRun, Long::sum);
     }
     inFlightCounts = counts;
     inFlight = applier.submit(() -> {

@@ -148,6 +148,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       if (!awaitKafka()) {
         return; // stopped before Kafka could be reached: nothing read, nothing to commit
       }
+      warmUpBeforeJoining();
       subscribe();
       while (running) {
         long t0 = System.nanoTime();
@@ -359,6 +360,22 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /** The partitions this worker owns now. */
   public Set<TopicPartition> owned() {
     return owned;
+  }
+
+  /**
+   * A sink of one table knows it before the group assigns it partitions: its table and index load
+   * on the applying thread while this one joins (the assignment waits for it, as for any batch in flight).
+   */
+  private void warmUpBeforeJoining() {
+    List<String> topics = spec.source().topics();
+    if (!overlap || tables.routesManyTables() || topics == null || topics.isEmpty()) {
+      return;
+    }
+    SinkEngine engine = tables.engineFor(topics.get(0));
+    pipeline.submit(List.of(), () -> {
+      engine.warmUp();
+      return new BatchPipeline.Applied(List.of(), List.of(), false);
+    });
   }
 
   /**
