@@ -281,13 +281,18 @@ public final class DebeziumDecoder implements ChangeDecoder {
    * was most of the decoding time. Without an envelope the whole value is the payload.
    */
   private Envelope envelope(byte[] bytes, boolean scan) {
+    return readingOverflowAsDoubles("value", json -> envelope(bytes, scan, json));
+  }
+
+  /** A read with {@link #JSON}, again with {@link #JSON_DOUBLES} where it met a float no decimal can hold. */
+  private static <T> T readingOverflowAsDoubles(String what, java.util.function.Function<ObjectMapper, T> read) {
     try {
-      return envelope(bytes, scan, JSON);
+      return read.apply(JSON);
     } catch (NumberFormatException e) {
       try {
-        return envelope(bytes, scan, JSON_DOUBLES);
+        return read.apply(JSON_DOUBLES);
       } catch (NumberFormatException again) {
-        throw numberOutOfRange("value", again);
+        throw numberOutOfRange(what, again);
       }
     }
   }
@@ -540,15 +545,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
   }
 
   private static JsonNode parse(byte[] bytes, int offset, int length, String what) {
-    try {
-      return parse(JSON, bytes, offset, length, what);
-    } catch (NumberFormatException e) {
-      try {
-        return parse(JSON_DOUBLES, bytes, offset, length, what); // see JSON_DOUBLES
-      } catch (NumberFormatException again) {
-        throw numberOutOfRange(what, again);
-      }
-    }
+    return readingOverflowAsDoubles(what, json -> parse(json, bytes, offset, length, what));
   }
 
   /** Throws Jackson's NumberFormatException (a float no decimal can hold) as it is, for the caller to retry as doubles. */

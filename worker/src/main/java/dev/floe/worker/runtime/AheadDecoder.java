@@ -44,10 +44,10 @@ final class AheadDecoder implements AutoCloseable {
     });
   }
 
-  /** Queues one poll's records, as the batch holds them, each with the engine of its table. */
-  void submit(List<RawRecord> polled, List<SinkEngine> engines) {
+  /** Queues one poll's records, as the batch holds them, split by the engine of their table. */
+  void submit(Map<SinkEngine, List<RawRecord>> polled) {
     if (!polled.isEmpty() && !thread.isShutdown()) {
-      queued.add(thread.submit(() -> decode(polled, engines)));
+      queued.add(thread.submit(() -> polled.forEach(this::decode)));
     }
   }
 
@@ -91,12 +91,11 @@ final class AheadDecoder implements AutoCloseable {
     thread.shutdownNow();
   }
 
-  private void decode(List<RawRecord> polled, List<SinkEngine> engines) {
+  private void decode(SinkEngine engine, List<RawRecord> records) {
     long t0 = System.nanoTime();
-    for (int i = 0; i < polled.size(); i++) {
-      RawRecord r = polled.get(i);
+    for (RawRecord r : records) {
       try {
-        Decoded d = engines.get(i).decodeAhead(r);
+        Decoded d = engine.decodeAhead(r);
         if (d != null) {
           decoding.put(r, d);
         }

@@ -73,7 +73,6 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private final BatchPipeline pipeline;
   /** Partitions paused because the next batch is full while the previous one still commits. */
   private final Set<TopicPartition> heldBack = new HashSet<>();
-  /** Polled records decoded here as they came, by identity: the applying thread does not decode them again. */
   /** What finishing the batch in flight threw inside a rebalance callback, rethrown once poll returns. */
   private RuntimeException pendingFailure;
   private final GroupOffsets groupOffsets = new GroupOffsets();
@@ -221,17 +220,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * them (see {@link AheadDecoder}). The engines are found here: the router is this thread's.
    */
   private void decodeAhead(List<RawRecord> polled) {
-    List<SinkEngine> engines = new ArrayList<>(polled.size());
-    String topic = null;
-    SinkEngine engine = null;
-    for (RawRecord r : polled) {
-      if (!r.topic().equals(topic)) {
-        topic = r.topic();
-        engine = tables.engineFor(topic);
-      }
-      engines.add(engine);
-    }
-    aheadDecoder.submit(polled, engines);
+    aheadDecoder.submit(tables.split(polled));
   }
 
   /** Drops the open batch's records of these partitions, and what was decoded of them. */
@@ -371,11 +360,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     if (!overlap || tables.routesManyTables() || topics == null || topics.isEmpty()) {
       return;
     }
-    SinkEngine engine = tables.engineFor(topics.get(0));
-    pipeline.submit(List.of(), () -> {
-      engine.warmUp();
-      return new BatchPipeline.Applied(List.of(), List.of(), false);
-    });
+    warmUpEngines(Set.of(tables.engineFor(topics.get(0))));
   }
 
   /**
@@ -389,6 +374,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     Set<SinkEngine> engines = new java.util.LinkedHashSet<>();
     partitions.forEach(tp -> engines.add(tables.engineFor(tp.topic())));
     engines.removeAll(stoppedTables.keySet());
+    warmUpEngines(engines);
+  }
+
+  /** Warms engines up as a batch of no records: busy meanwhile, so this thread leaves the engines alone. */
+  private void warmUpEngines(Set<SinkEngine> engines) {
     pipeline.submit(List.of(), () -> {
       engines.forEach(SinkEngine::warmUp);
       return new BatchPipeline.Applied(List.of(), List.of(), false);

@@ -40,13 +40,9 @@ class OrdersBenchmark {
   @Test
   @EnabledIfSystemProperty(named = "floe.long", matches = "true")
   void fullSize() {
-    int events = Integer.getInteger("floe.bench.events", 1_000_000);
-    int keys = Integer.getInteger("floe.bench.keys", 100_000);
-    for (WriteMode mode : WriteMode.values()) {
-      if (System.getProperty("floe.bench.mode") != null && !mode.name().equalsIgnoreCase(System.getProperty("floe.bench.mode"))) {
-        continue;
-      }
-      Report r = run(events, keys, 10, mode);
+    BenchSize size = BenchSize.fromProperties();
+    for (WriteMode mode : size.modes()) {
+      Report r = run(size.events(), size.keys(), 10, mode);
       System.out.println(r);
       assertThat(r.rows()).isEqualTo(r.expectedRows());
     }

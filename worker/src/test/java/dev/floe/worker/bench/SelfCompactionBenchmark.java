@@ -43,14 +43,10 @@ class SelfCompactionBenchmark {
   @Test
   @EnabledIfSystemProperty(named = "floe.long", matches = "true")
   void fullSize() {
-    int events = Integer.getInteger("floe.bench.events", 1_000_000);
-    int keys = Integer.getInteger("floe.bench.keys", 100_000);
-    for (WriteMode mode : WriteMode.values()) {
-      if (System.getProperty("floe.bench.mode") != null && !mode.name().equalsIgnoreCase(System.getProperty("floe.bench.mode"))) {
-        continue;
-      }
+    BenchSize size = BenchSize.fromProperties();
+    for (WriteMode mode : size.modes()) {
       int format = Integer.getInteger("floe.bench.format", mode == WriteMode.POSITION_DELETES ? 3 : 2);
-      System.out.println(run(events, keys, 10, mode, format));
+      System.out.println(run(size.events(), size.keys(), 10, mode, format));
     }
   }
 
