@@ -37,6 +37,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -123,6 +124,12 @@ class FloeBenchmark {
         : java.util.Arrays.stream(named.split(",")).map(m -> WriteMode.valueOf(m.strip().toUpperCase(Locale.ROOT))).toArray(WriteMode[]::new);
   }
 
+  /** The worker JVM's heap and collector: -Dfloe.bench.workerJvm (space-separated) overrides them. */
+  private static List<String> workerJvm() {
+    String given = System.getProperty("floe.bench.workerJvm", "-Xmx2g -XX:+UseParallelGC");
+    return List.of(given.strip().split("\\s+"));
+  }
+
   private static long produce(EmbeddedKafka kafka, OrdersStream stream, int events) throws Exception {
     long n = 0;
     try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "linger.ms", "20",
@@ -185,7 +192,7 @@ class FloeBenchmark {
     int port = freePort();
     Path jfr = dir.resolve("worker.jfr");
     WorkerProcess worker = WorkerProcess.start(dir.resolve("worker.log"),
-        List.of("-Xmx2g", "-XX:+UseParallelGC", "-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true"),
+        Stream.concat(workerJvm().stream(), Stream.of("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true")).toList(),
         "run", "--config", config.toString(), "--port", String.valueOf(port), "--grace", "30");
     Catalog catalog = CatalogLoader.load("floe", catalogSpec, SecretResolver.fromEnvironment());
     TableIdentifier id = TableIdentifier.parse("bench.orders");
@@ -266,7 +273,7 @@ class FloeBenchmark {
     long target = produced + backlog;
     int port = freePort();
     long t0 = System.nanoTime();
-    WorkerProcess worker = WorkerProcess.start(dir.resolve("worker-cold.log"), List.of("-Xmx2g", "-XX:+UseParallelGC"),
+    WorkerProcess worker = WorkerProcess.start(dir.resolve("worker-cold.log"), workerJvm(),
         "run", "--config", config.toString(), "--port", String.valueOf(port), "--grace", "30");
     double firstCommit = -1;
     try {

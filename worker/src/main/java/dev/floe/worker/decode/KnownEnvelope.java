@@ -35,6 +35,19 @@ final class KnownEnvelope {
     return new EnvelopeScanner.Spans(HEAD.length, payloadStart - PAYLOAD.length, payloadStart, b.length - 1);
   }
 
+  /**
+   * The known head when {@code len} bytes of {@code b} from {@code off} are an envelope of the known
+   * schema (as {@link #match} decides); else null.
+   */
+  byte[] matchedHead(byte[] b, int off, int len) {
+    byte[] h = head;
+    if (h == null || len < h.length + 3 || !Arrays.equals(b, off, off + h.length, h, 0, h.length)
+        || b[off + h.length] != '{' || b[off + len - 1] != '}') {
+      return null;
+    }
+    return h;
+  }
+
   /** The head learned last (the same array for every envelope of that schema), or null. */
   byte[] head() {
     return head;

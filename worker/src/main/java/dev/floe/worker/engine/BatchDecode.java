@@ -3,12 +3,11 @@ package dev.floe.worker.engine;
 import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
- * Decodes a batch's records, those not decoded ahead, on every core when there are many: decoders
+ * Decodes a batch's records, those not decoded ahead ({@link RawRecord#decodedAhead()}), on every core when there are many: decoders
  * are thread-safe, and an engine applying batches by itself (no runner decoding ahead) otherwise
  * spent half its time decoding on one core. What a decode throws is rethrown here, on the calling
  * thread, the first in batch order, as itself.
@@ -19,11 +18,11 @@ final class BatchDecode {
 
   private BatchDecode() {}
 
-  static Decoded[] decode(List<RawRecord> records, Map<RawRecord, Decoded> ahead, Function<RawRecord, Decoded> decoder) {
+  static Decoded[] decode(List<RawRecord> records, Function<RawRecord, Decoded> decoder) {
     Decoded[] out = new Decoded[records.size()];
     int missing = 0;
     for (int i = 0; i < out.length; i++) {
-      out[i] = ahead.get(records.get(i));
+      out[i] = records.get(i).decodedAhead();
       if (out[i] == null) {
         missing++;
       }

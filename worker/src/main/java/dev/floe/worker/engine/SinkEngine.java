@@ -83,8 +83,6 @@ public final class SinkEngine {
   /** Stop points this engine already sent to the dead-letter topic, so a retried commit does not send them again. */
   private final Set<StopPoint> deadLettered = new HashSet<>();
   private Runnable beforeCommit = () -> {};
-  /** Records of the batch being applied that were decoded ahead (by identity); the rest decode at apply time. */
-  private Map<RawRecord, Decoded> decodedAhead = Map.of();
   private String movesFile;
   private TableLayout movesLayout;
   private MoveLedger movesRead;
@@ -194,28 +192,16 @@ public final class SinkEngine {
   }
 
   /**
-   * Decodes a record ahead of its batch, on any thread (the decoder's caches are thread-safe), for
-   * {@link #apply(List, Map, DeadLetters)}. Only what decodes without the table's schema is kept:
-   * that result does not depend on the table, so it is the one apply would get whatever schema the
-   * batches before it evolve the table to. JSON without schema, and rejections, give null: apply
-   * decodes those against the table as it then is.
+   * Decodes a record ahead of its batch, on any thread (the decoder's caches are thread-safe); the
+   * caller keeps what this returns on the record ({@link RawRecord#keepDecoded}) and apply takes it
+   * from there. Only what decodes without the table's schema is kept: that result does not depend on
+   * the table, so it is the one apply would get whatever schema the batches before it evolve the
+   * table to. JSON without schema, and rejections, give null: apply decodes those against the table
+   * as it then is.
    */
   public Decoded decodeAhead(RawRecord record) {
     Decoded d = decoder.decode(record, null);
     return d instanceof Decoded.Rejected ? null : d;
-  }
-
-  /**
-   * {@link #apply(List, DeadLetters)}, with the records found in {@code decoded} (by identity,
-   * from {@link #decodeAhead}) not decoded again.
-   */
-  public BatchResult apply(List<RawRecord> records, Map<RawRecord, Decoded> decoded, DeadLetters deadLetters) {
-    decodedAhead = decoded;
-    try {
-      return apply(records, deadLetters);
-    } finally {
-      decodedAhead = Map.of();
-    }
   }
 
   private BatchResult applyWithRetries(List<RawRecord> records, DeadLetters deadLetters, Stops stops) {
@@ -299,7 +285,7 @@ public final class SinkEngine {
     int tombstones = 0;
     // events are never changed by folding: one decoded ahead serves every attempt
     Schema tableSchema = exists ? table.schema() : null;
-    for (Decoded d : BatchDecode.decode(fresh, decodedAhead, r -> decoder.decode(r, tableSchema))) {
+    for (Decoded d : BatchDecode.decode(fresh, r -> decoder.decode(r, tableSchema))) {
       if (d instanceof Decoded.Event e) {
         events.add(e.event());
       } else if (d instanceof Decoded.Rejected rj) {

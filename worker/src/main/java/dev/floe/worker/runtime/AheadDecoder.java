@@ -4,7 +4,6 @@ import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.SinkEngine;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -13,7 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,16 +20,17 @@ import org.slf4j.LoggerFactory;
  * {@link SinkEngine#decodeAhead}). Polling (fetching and parsing Kafka's record batches) and
  * decoding each cost about as much per record as applying does, so on one thread they made the
  * polling thread the bottleneck while the applying thread waited; on three, the two cores stay
- * busy. The polling thread queues each poll's records; the applying thread takes the decodes of
- * its batch when it starts, waiting for what is still queued. Best effort: a record left undecoded
- * (it failed here, or its poll's decode was dropped) is decoded at apply time, as it always was.
+ * busy. The polling thread queues each poll's records; each decoded record keeps its decode in
+ * place of its bytes ({@link RawRecord#keepDecoded}), so the batches held meanwhile cost what their
+ * rows cost, not what their JSON did (most of a worker's heap, and of its collector's time, went to
+ * holding two batches of bytes). The applying thread waits, before it applies a batch, for the
+ * polls queued before the batch was handed over. Best effort: a record left undecoded (it failed
+ * here, or its poll's decode was dropped) is decoded at apply time, as it always was.
  */
 final class AheadDecoder implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AheadDecoder.class);
 
   private final ExecutorService thread;
-  /** Decoded since the last hand-over, by identity; the decoding thread's alone. */
-  private Map<RawRecord, Decoded> decoding = new IdentityHashMap<>();
   /** Polls queued since the last hand-over; the polling thread's alone. */
   private final List<Future<?>> queued = new ArrayList<>();
   private final AtomicLong decodeNanos = new AtomicLong();
@@ -52,33 +51,23 @@ final class AheadDecoder implements AutoCloseable {
   }
 
   /**
-   * The decodes of every poll queued so far, for the batch being handed over: the supplier (called
-   * on the applying thread) waits for those still queued, which the decoding thread finishes first,
-   * in order, and returns them by identity. Records of those polls that are not in the batch
-   * (waiting for the next one, or revoked) are decoded again when they are applied.
+   * For the batch being handed over: a wait (run on the applying thread) for every poll queued so
+   * far, which the decoding thread finishes first, in order. After it, no record of those polls is
+   * being decoded, so apply decodes the ones left without racing this thread for their bytes.
    */
-  Supplier<Map<RawRecord, Decoded>> takeQueued() {
+  Runnable takeQueued() {
     queued.clear();
     if (thread.isShutdown()) {
-      return Map::of; // closed: apply decodes them all
+      return () -> {}; // closed: nothing is decoding any more, apply decodes what is left
     }
-    Future<Map<RawRecord, Decoded>> cut = thread.submit(() -> {
-      Map<RawRecord, Decoded> done = decoding;
-      decoding = new IdentityHashMap<>(done.size());
-      return done;
-    });
-    return () -> join(cut);
+    Future<?> cut = thread.submit(() -> {});
+    return () -> await(cut);
   }
 
   /** Forgets every queued decode: the records are re-read from the tables' offsets. */
   void clear() {
     queued.forEach(f -> f.cancel(false));
     queued.clear();
-    if (!thread.isShutdown()) {
-      thread.submit(() -> {
-        decoding = new IdentityHashMap<>();
-      });
-    }
   }
 
   /** Seconds the decoding thread spent decoding. */
@@ -97,7 +86,7 @@ final class AheadDecoder implements AutoCloseable {
       try {
         Decoded d = engine.decodeAhead(r);
         if (d != null) {
-          decoding.put(r, d);
+          r.keepDecoded(d);
         }
       } catch (RuntimeException e) {
         LOG.debug("record {}@{} left to decode at apply time: {}", r.topicPartition(), r.offset(), e.toString());
@@ -106,15 +95,29 @@ final class AheadDecoder implements AutoCloseable {
     decodeNanos.addAndGet(System.nanoTime() - t0);
   }
 
-  private static Map<RawRecord, Decoded> join(Future<Map<RawRecord, Decoded>> cut) {
+  /**
+   * Waits for the cut even when interrupted (the decoding thread only computes, so it is soon
+   * there): applying while it still decodes records of the batch could find a record's bytes gone
+   * halfway through decoding it.
+   */
+  private static void await(Future<?> cut) {
+    boolean interrupted = false;
     try {
-      return cut.get();
-    } catch (CancellationException | ExecutionException e) {
-      LOG.debug("the batch's records are decoded at apply time: {}", e.toString()); // best effort, see the class
-      return Map.of();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt(); // the applying thread is stopping: what is missing is decoded, or never applied
-      return Map.of();
+      while (true) {
+        try {
+          cut.get();
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (CancellationException | ExecutionException e) {
+          LOG.debug("the batch's records left undecoded are decoded at apply time: {}", e.toString()); // best effort, see the class
+          return;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

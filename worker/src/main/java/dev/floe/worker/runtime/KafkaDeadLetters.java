@@ -16,8 +16,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Sends rejected records to the dead-letter topic, key and value untouched, with headers naming the
- * reason and the source topic, partition and offset; returns only when Kafka has them. A refusal
- * that retrying cannot cure is a {@link DeadLetterRefusedException}.
+ * reason and the source topic, partition and offset; returns only when Kafka has them. A record
+ * that released its bytes once decoded is re-read from its topic first ({@link SourceRereader}). A
+ * refusal that retrying cannot cure is a {@link DeadLetterRefusedException}.
  */
 public final class KafkaDeadLetters implements DeadLetters {
   public static final String REASON = "floe.error.reason";
@@ -27,16 +28,23 @@ public final class KafkaDeadLetters implements DeadLetters {
 
   private final Producer<byte[], byte[]> producer;
   private final String topic;
+  private final SourceRereader rereader;
 
+  /** For records that hold their bytes (none was decoded ahead): nothing to re-read. */
   public KafkaDeadLetters(Producer<byte[], byte[]> producer, String topic) {
+    this(producer, topic, null);
+  }
+
+  KafkaDeadLetters(Producer<byte[], byte[]> producer, String topic, SourceRereader rereader) {
     this.producer = producer;
     this.topic = topic;
+    this.rereader = rereader;
   }
 
   @Override
   public void send(List<RejectedRecord> rejected) {
     List<Future<RecordMetadata>> sent = new ArrayList<>();
-    for (RejectedRecord r : rejected) {
+    for (RejectedRecord r : rereader == null ? rejected : rereader.withBytes(rejected)) {
       RecordHeaders headers = new RecordHeaders();
       r.record().headers().forEach(headers::add);
       headers.add(REASON, utf8(r.reason()));

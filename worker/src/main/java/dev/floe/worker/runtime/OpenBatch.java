@@ -25,14 +25,20 @@ public final class OpenBatch {
   private final CommitSpec policy;
   private final List<RawRecord> records = new ArrayList<>();
   private final Deque<RawRecord> waiting = new ArrayDeque<>();
-  private final SharedSchemas schemas = new SharedSchemas();
+  private final SharedSchemas schemas;
   /** Records held per partition, in the batch or waiting: the lag read every few seconds asks for them. */
   private final Map<TopicPartition, Long> held = new HashMap<>();
   private long bytes;
   private long openedAtNanos;
 
   public OpenBatch(CommitSpec policy) {
+    this(policy, new SharedSchemas());
+  }
+
+  /** @param schemas the schemas the consumer's values were held with, if it held them ({@link SharedSchemas#hold}) */
+  public OpenBatch(CommitSpec policy, SharedSchemas schemas) {
     this.policy = policy;
+    this.schemas = schemas;
   }
 
   /** Adds a polled record; returns it as held (its schema shared), the instance the batch hands on. */

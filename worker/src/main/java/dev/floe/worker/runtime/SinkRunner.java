@@ -5,8 +5,8 @@ import dev.floe.worker.commit.SinkOffsets;
 import dev.floe.worker.config.ConfigException;
 import dev.floe.worker.config.SecretResolver;
 import dev.floe.worker.config.SinkSpec;
-import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.decode.SharedSchemas;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetterRefusedException;
 import dev.floe.worker.engine.DeadLetters;
@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -64,7 +63,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
   private final SinkSpec spec;
   private final TableRouter tables;
-  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final KafkaConsumer<byte[], SharedSchemas.Held> consumer;
   private final KafkaProducer<byte[], byte[]> producer;
   private final DeadLetters deadLetters;
   private final WorkerMetrics metrics;
@@ -77,6 +76,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private RuntimeException pendingFailure;
   private final GroupOffsets groupOffsets = new GroupOffsets();
   private final AheadDecoder aheadDecoder;
+  /** Re-reads from Kafka the rejected records that released their bytes; null without a dead-letter topic. */
+  private final SourceRereader rereader;
   private final WakeBacklog wakeBacklog = new WakeBacklog();
   /** The wake-up backlog has been read: the open batch is due although its interval is not up. */
   private boolean wakeBacklogRead;
@@ -120,19 +121,22 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     this.spec = spec;
     this.tables = tables;
     this.metrics = metrics;
-    this.batch = new OpenBatch(spec.commit());
+    SharedSchemas schemas = new SharedSchemas(); // the polling thread's: the consumer holds values with them, the batch keeps them
+    this.batch = new OpenBatch(spec.commit(), schemas);
     this.pipeline = new BatchPipeline("floe-apply-" + spec.sinkId());
     this.aheadDecoder = new AheadDecoder(spec.sinkId());
     this.selfCompaction = new SelfCompaction(spec.compaction(), metrics, System.nanoTime());
     Map<String, String> extra = KafkaClientSettings.of(spec.source(), secrets);
-    this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new HeldValueDeserializer(schemas));
     this.kafka = new KafkaContact(KafkaContact.properties(extra, spec.source().bootstrapServers(), "floe-admin-" + spec.sinkId()),
         spec.source().bootstrapServers(), metrics);
     if (spec.deadLetter() != null && spec.deadLetter().topic() != null) {
       this.producer = new KafkaProducer<>(producerProperties(extra), new ByteArraySerializer(), new ByteArraySerializer());
-      this.deadLetters = new KafkaDeadLetters(producer, spec.deadLetter().topic());
+      this.rereader = SourceRereader.of(spec.source().bootstrapServers(), extra, spec.sinkId());
+      this.deadLetters = new KafkaDeadLetters(producer, spec.deadLetter().topic(), rereader);
     } else {
       this.producer = null;
+      this.rereader = null;
       // The validator refuses this config; a sink built without it still stops rather than loops.
       this.deadLetters = rejected -> {
         throw new DeadLetterRefusedException(rejected.size() + " record(s) rejected but no deadLetter.topic is configured; first: "
@@ -210,9 +214,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private void handOff() {
     List<RawRecord> records = List.copyOf(batch.records());
     Map<SinkEngine, List<RawRecord>> parts = tables.split(records); // here: the router is this thread's
-    Supplier<Map<RawRecord, Decoded>> decoded = aheadDecoder.takeQueued();
+    Runnable decoded = aheadDecoder.takeQueued();
     batch.clear();
-    pipeline.submit(records, () -> applyAll(records, parts, decoded.get()));
+    pipeline.submit(records, () -> {
+      decoded.run();
+      return applyAll(records, parts);
+    });
   }
 
   /**
@@ -399,8 +406,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       var records = consumer.poll(timeout);
       List<RawRecord> out = new java.util.ArrayList<>(records.count());
       for (TopicPartition tp : records.partitions()) {
-        List<ConsumerRecord<byte[], byte[]>> polled = records.records(tp);
-        for (ConsumerRecord<byte[], byte[]> r : polled) {
+        List<ConsumerRecord<byte[], SharedSchemas.Held>> polled = records.records(tp);
+        for (ConsumerRecord<byte[], SharedSchemas.Held> r : polled) {
           out.add(toRaw(tp, r)); // one TopicPartition instance per partition: the batch's map lookups compare by reference
         }
         groupOffsets.polled(tp, polled.get(polled.size() - 1).offset());
@@ -428,11 +435,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * On the applying thread: each table commits on its own; a retry after an outage finds the tables
    * that already committed holding these offsets and skips them.
    */
-  private BatchPipeline.Applied applyAll(List<RawRecord> records, Map<SinkEngine, List<RawRecord>> parts,
-      Map<RawRecord, Decoded> decoded) {
+  private BatchPipeline.Applied applyAll(List<RawRecord> records, Map<SinkEngine, List<RawRecord>> parts) {
     List<BatchPipeline.TableOutcome> outcomes = new java.util.ArrayList<>(parts.size());
     for (Map.Entry<SinkEngine, List<RawRecord>> part : parts.entrySet()) {
-      BatchPipeline.TableOutcome outcome = apply(part.getKey(), part.getValue(), decoded);
+      BatchPipeline.TableOutcome outcome = apply(part.getKey(), part.getValue());
       if (outcome == null) {
         return new BatchPipeline.Applied(records, outcomes, true); // stopped in an outage: re-read from the tables' offsets
       }
@@ -446,13 +452,13 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    *
    * @return null when stopped during an outage: the batch is abandoned and re-read from the tables' offsets
    */
-  private BatchPipeline.TableOutcome apply(SinkEngine engine, List<RawRecord> records, Map<RawRecord, Decoded> decoded) {
+  private BatchPipeline.TableOutcome apply(SinkEngine engine, List<RawRecord> records) {
     Duration backoff = Duration.ofMillis(200);
     meter(engine);
     while (true) {
       long t0 = System.nanoTime();
       try {
-        BatchResult result = engine.apply(records, decoded, deadLetters);
+        BatchResult result = engine.apply(records, deadLetters);
         outage.succeeded();
         return new BatchPipeline.Committed(engine, result, Duration.ofNanos(System.nanoTime() - t0));
       } catch (IncompatibleSchemaException e) {
@@ -806,12 +812,13 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     }
   }
 
-  private static RawRecord toRaw(TopicPartition tp, ConsumerRecord<byte[], byte[]> r) {
-    Map<String, byte[]> headers = new LinkedHashMap<>();
-    for (Header h : r.headers()) {
+  private static RawRecord toRaw(TopicPartition tp, ConsumerRecord<byte[], SharedSchemas.Held> r) {
+    Header[] polled = r.headers().toArray();
+    Map<String, byte[]> headers = polled.length == 0 ? Map.of() : new LinkedHashMap<>();
+    for (Header h : polled) {
       headers.put(h.key(), h.value());
     }
-    return new RawRecord(tp, r.offset(), r.key(), r.value(), headers);
+    return RawRecord.polled(tp, r.offset(), r.key(), r.value(), headers);
   }
 
   private Properties consumerProperties(Map<String, String> extra, String instance) {
@@ -880,6 +887,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)).withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));
+      rereader.close();
     }
     kafka.close();
   }

@@ -104,6 +104,39 @@ class KafkaRuntimeTest {
   }
 
   @Test
+  void aRecordRejectedAtApplyTimeAfterItWasDecodedAheadLandsInTheDeadLetterTopicWithItsOwnBytes() {
+    // given a batch where the second version of key 5 overflows its qty sum: it decodes (ahead of the
+    // batch, releasing its bytes) and is rejected only when the batch folds
+    String topic = TestKafka.topic("orders", OrdersTable.PARTITIONS);
+    String dlq = TestKafka.topic("dlq", 1);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec spec = sink(topic, warehouse, dlq);
+    OrdersModel model = new OrdersModel();
+    OrdersSource source = new OrdersSource(topic);
+    List<RawRecord> records = source.records(List.of(new Step.Upsert(1, Map.of("qty", 1)), new Step.Upsert(5, Map.of("qty", Integer.MAX_VALUE)),
+        new Step.Upsert(5, Map.of("qty", 1)), new Step.Upsert(1, Map.of("qty", 2))), model);
+    TestKafka.produce(records);
+
+    // when a worker applies it
+    RunningWorker w = RunningWorker.start(spec, warehouse);
+    await().atMost(Duration.ofSeconds(60)).until(() -> applied(spec, warehouse) == records.size());
+    w.stop();
+
+    // then the dead-letter topic holds the overflowing record exactly as it was produced, and the rest is applied
+    List<ConsumerRecord<byte[], byte[]>> dead = TestKafka.readAll(dlq, 1, Duration.ofSeconds(30));
+    assertThat(dead).hasSize(1);
+    ConsumerRecord<byte[], byte[]> d = dead.get(0);
+    assertThat(header(d, KafkaDeadLetters.REASON)).startsWith("merge rule failed");
+    assertThat(header(d, KafkaDeadLetters.PARTITION)).isEqualTo(String.valueOf(records.get(2).partition()));
+    assertThat(header(d, KafkaDeadLetters.OFFSET)).isEqualTo(String.valueOf(records.get(2).offset()));
+    assertThat(d.key()).isEqualTo(records.get(2).key());
+    assertThat(d.value()).isEqualTo(records.get(2).value());
+    Map<Long, Map<String, Object>> rows = ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table());
+    assertThat(((Number) rows.get(1L).get("qty")).longValue()).isEqualTo(3L);
+    assertThat(((Number) rows.get(5L).get("qty")).longValue()).isEqualTo(Integer.MAX_VALUE);
+  }
+
+  @Test
   void aRejectedRecordTheDeadLetterTopicRefusesStopsTheSinkInsteadOfLooping() {
     // given a dead-letter producer that refuses records over 2 KB (max.request.size), and a 4 KB poison record before a good one
     String topic = TestKafka.topic("orders", OrdersTable.PARTITIONS);
