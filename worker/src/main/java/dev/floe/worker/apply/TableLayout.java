@@ -129,7 +129,11 @@ public final class TableLayout {
     return columns.size();
   }
 
-  /** Projects an upsert or delete onto the table's columns; a value that does not fit throws. */
+  /**
+   * Projects an upsert or delete onto the table's columns; a value that does not fit throws. Safe
+   * on several threads at once once an upsert of each event schema was projected (its caches are
+   * then only read).
+   */
   public Projected project(ChangeEvent e) {
     RowKey rowKey = keyOf(e.key());
     if (e.op() == Op.DELETE) {
@@ -153,10 +157,13 @@ public final class TableLayout {
     if (lsnPosition >= 0) {
       row[lsnPosition] = e.lsn();
     }
+    // Looked up for every upsert, so that a schema's first event fills both caches: the fold
+    // projects one event per schema first, then the rest on every core (BatchFolder.fold).
+    int[] defaultedPositions = defaulted.computeIfAbsent(e.schema(), this::defaultedColumns);
     if (e.lsn() != null) {
       // An event from before the source added a column with a default: at the source its row
       // holds that default now (PostgreSQL fills existing rows), though the event cannot say so.
-      for (int pos : defaulted.computeIfAbsent(e.schema(), this::defaultedColumns)) {
+      for (int pos : defaultedPositions) {
         if (e.lsn() < addedBeforeLsn[pos]) {
           row[pos] = addedDefaults[pos];
         }

@@ -60,7 +60,7 @@ public final class ValueCodecs {
    * Text, or the JSON text of a structured value (so nothing is lost); refused when it is not
    * valid Unicode (a lone surrogate), since it could not be stored as it came.
    */
-  public static final ValueCodec STRING = n -> UnicodeText.requireValid(n.isTextual() ? n.textValue() : n.toString());
+  public static final ValueCodec STRING = n -> SharedStrings.shared(UnicodeText.requireValid(n.isTextual() ? n.textValue() : n.toString()));
 
   public static final ValueCodec BINARY = n -> ByteBuffer.wrap(base64(n));
 

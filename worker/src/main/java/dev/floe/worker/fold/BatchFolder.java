@@ -37,17 +37,27 @@ public final class BatchFolder {
     }
   }
 
+  /** From this many events on, they are projected on every core before they fold: projecting is most of a fold's work. */
+  static final int PARALLEL_FROM = 20_000;
+
   /**
    * @param events the batch's events in any order across partitions, offset order within one
    * @param project projects an upsert or delete onto the table's columns; throws {@link
-   *     IllegalArgumentException} for a record that does not fit the table
+   *     IllegalArgumentException} for a record that does not fit the table. It is called from
+   *     several threads at once, but only after it has projected an event of each schema of the
+   *     batch on the calling thread (so per-schema caches are filled and then only read).
    * @param rules the merge rule of each table column
    * @param watermark the truncate LSN the table already holds, or null
    */
   public static FoldedBatch fold(
       List<ChangeEvent> events, Function<ChangeEvent, Projected> project, MergeRule[] rules, Long watermark) {
-    List<ChangeEvent> ordered = new ArrayList<>(events);
-    ordered.sort(LOG_ORDER);
+    return fold(events, project, rules, watermark, PARALLEL_FROM);
+  }
+
+  /** As {@link #fold(List, Function, MergeRule[], Long)}, projecting on every core from {@code parallelFrom} events. */
+  static FoldedBatch fold(
+      List<ChangeEvent> events, Function<ChangeEvent, Projected> project, MergeRule[] rules, Long watermark, int parallelFrom) {
+    List<ChangeEvent> ordered = inLogOrder(events);
 
     Long truncateLsn = watermark;
     boolean truncates = false;
@@ -67,7 +77,9 @@ public final class BatchFolder {
     int superseded = 0;
     List<FoldedBatch.KeyMove> arrivals = new ArrayList<>();
     List<FoldedBatch.KeyMove> departures = new ArrayList<>();
-    for (ChangeEvent e : ordered) {
+    Object[] projected = ordered.size() >= parallelFrom ? projectOnEveryCore(ordered, project) : null;
+    for (int i = 0; i < ordered.size(); i++) {
+      ChangeEvent e = ordered.get(i);
       if (e.op() == Op.TRUNCATE) {
         continue;
       }
@@ -77,7 +89,7 @@ public final class BatchFolder {
       }
       Projected p;
       try {
-        p = project.apply(e);
+        p = projected == null ? project.apply(e) : projectedAt(projected, i);
       } catch (IllegalArgumentException ex) {
         rejected.add(new RejectedRecord(e.record(), ex.getMessage()));
         continue;
@@ -105,6 +117,75 @@ public final class BatchFolder {
       }
     }
     return new FoldedBatch(keys, truncates, truncateLsn, superseded, rejected, arrivals, departures);
+  }
+
+  /**
+   * Each event's projection, or what projecting it threw, by position: one event of each schema
+   * first on this thread (see {@link #fold}), then all of them on every core. Truncates and events
+   * a truncate supersedes are projected too; the fold never looks at those.
+   */
+  private static Object[] projectOnEveryCore(List<ChangeEvent> ordered, Function<ChangeEvent, Projected> project) {
+    Object[] out = new Object[ordered.size()];
+    java.util.Set<Object> schemas = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (int i = 0; i < out.length; i++) {
+      ChangeEvent e = ordered.get(i);
+      if (e.op() != Op.TRUNCATE && schemas.add(e.schema())) {
+        out[i] = projectOrFailure(e, project);
+      }
+    }
+    java.util.stream.IntStream.range(0, out.length).parallel().forEach(i -> {
+      if (out[i] == null && ordered.get(i).op() != Op.TRUNCATE) {
+        out[i] = projectOrFailure(ordered.get(i), project);
+      }
+    });
+    return out;
+  }
+
+  private static Object projectOrFailure(ChangeEvent e, Function<ChangeEvent, Projected> project) {
+    try {
+      return project.apply(e);
+    } catch (IllegalArgumentException ex) {
+      return ex;
+    }
+  }
+
+  private static Projected projectedAt(Object[] projected, int i) {
+    if (projected[i] instanceof IllegalArgumentException ex) {
+      throw ex;
+    }
+    return (Projected) projected[i];
+  }
+
+  /**
+   * The events in log order (topic, partition, offset). A batch holds each partition's events in
+   * offset order, as they were polled, so grouping them by partition, stably, and ordering the
+   * partitions is that order in one pass; a batch that does not (any offset not above the one
+   * before it in its partition) is sorted instead.
+   */
+  static List<ChangeEvent> inLogOrder(List<ChangeEvent> events) {
+    Map<TopicPartition, List<ChangeEvent>> byPartition = new HashMap<>();
+    TopicPartition current = null;
+    List<ChangeEvent> run = null;
+    for (ChangeEvent e : events) {
+      TopicPartition tp = e.record().topicPartition();
+      if (tp != current) { // records come in runs of one partition, sharing its TopicPartition
+        current = tp;
+        run = byPartition.computeIfAbsent(tp, k -> new ArrayList<>());
+      }
+      if (!run.isEmpty() && run.get(run.size() - 1).record().offset() >= e.record().offset()) {
+        List<ChangeEvent> sorted = new ArrayList<>(events);
+        sorted.sort(LOG_ORDER);
+        return sorted;
+      }
+      run.add(e);
+    }
+    List<TopicPartition> partitions = new ArrayList<>(byPartition.keySet());
+    partitions.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+    List<ChangeEvent> ordered = new ArrayList<>(events.size());
+    for (TopicPartition tp : partitions) {
+      ordered.addAll(byPartition.get(tp));
+    }
+    return ordered;
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.config.WriteMode;
+import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.SinkEngine;
@@ -60,6 +61,13 @@ class BatchHeapProbe {
     polled.forEach(r -> batch.add(r, 0));
     polled = null;
     long held = liveHeap() - base;
+    batch.records().forEach(r -> { // as the decoding thread leaves them: each decode kept in place of its bytes
+      Decoded d = engine.decodeAhead(r);
+      if (d != null) {
+        r.keepDecoded(d);
+      }
+    });
+    long decoded = liveHeap() - base;
 
     AtomicLong highWater = new AtomicLong();
     List<Runnable> stop = watchLiveHeap(highWater);
@@ -71,10 +79,12 @@ class BatchHeapProbe {
         open batch of %,d orders records (%,d B each as delivered):
           held as delivered: %,d MiB live (%,d B/record)
           held schema-shared: %,d MiB live (%,d B/record); counted by maxBytes: %,d MiB (%,d B/record)
+          decoded ahead, bytes released: %,d MiB live (%,d B/record)
           applied as one commit in %.1f s; live heap high-water after GC during it: %,d MiB (before the batch: %,d MiB)
         """, n, rawBytes / n, raw >> 20, raw / n, held >> 20, held / n, batch.bytes() >> 20, batch.bytes() / n,
-        seconds, highWater.get() >> 20, base >> 20);
+        decoded >> 20, decoded / n, seconds, highWater.get() >> 20, base >> 20);
     assertThat(held).isLessThan(raw);
+    assertThat(decoded).isLessThan(held);
   }
 
   private static long liveHeap() {
