@@ -22,22 +22,18 @@ final class KnownEnvelope {
 
   /** The spans of {@code b} when it is an envelope of the known schema; else null. */
   EnvelopeScanner.Spans match(byte[] b) {
-    byte[] h = head;
+    byte[] h = matchedHead(b, 0, b.length);
     if (h == null) {
       return null;
     }
     int payloadStart = h.length;
-    if (b.length < payloadStart + 3 || !Arrays.equals(b, 0, h.length, h, 0, h.length)
-        || b[payloadStart] != '{' || b[b.length - 1] != '}') {
-      return null;
-    }
     // The payload runs to the envelope's last brace; the caller parses it strictly (one object, nothing after).
     return new EnvelopeScanner.Spans(HEAD.length, payloadStart - PAYLOAD.length, payloadStart, b.length - 1);
   }
 
   /**
    * The known head when {@code len} bytes of {@code b} from {@code off} are an envelope of the known
-   * schema (as {@link #match} decides); else null.
+   * schema: they start with its head, then a payload object that runs to the last byte; else null.
    */
   byte[] matchedHead(byte[] b, int off, int len) {
     byte[] h = head;
