@@ -265,15 +265,34 @@ class FloeBenchmark {
 
   /**
    * Scale-from-zero's price: a new worker process on the table just written (its index persisted),
-   * with a small backlog waiting; seconds from process start to the table holding that backlog.
+   * with a small backlog waiting; seconds from process start to the table holding that backlog. It is
+   * measured {@code -Dfloe.bench.coldStarts} times (default 1), each with a backlog of its own, and
+   * the median reported: one start on a shared machine moves by a second.
    */
   private static Map<String, Object> coldStart(EmbeddedKafka kafka, OrdersStream stream, long produced, SinkSpec spec, Path config,
       Catalog catalog, TableIdentifier id, Path dir) throws Exception {
-    long backlog = produce(kafka, stream, COLD_START_BACKLOG);
-    long target = produced + backlog;
+    int starts = Integer.getInteger("floe.bench.coldStarts", 1);
+    List<Double> seconds = new ArrayList<>();
+    long backlogs = 0;
+    for (int i = 0; i < starts; i++) {
+      long backlog = produce(kafka, stream, COLD_START_BACKLOG);
+      backlogs += backlog;
+      seconds.add(coldStartOnce(dir.resolve(i == 0 ? "worker-cold.log" : "worker-cold-" + i + ".log"), produced + backlogs, spec, config, catalog, id));
+    }
+    List<Double> sorted = seconds.stream().sorted().toList();
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("coldStart.backlogRecords", backlogs);
+    r.put("coldStart.rowsInTable", stream.rows().size());
+    r.put("coldStart.processStartToCommitSeconds", sorted.get(sorted.size() / 2));
+    r.put("coldStart.runsSeconds", seconds);
+    return r;
+  }
+
+  /** One cold start: seconds from process start until the table holds {@code target} records of the topic. */
+  private static double coldStartOnce(Path log, long target, SinkSpec spec, Path config, Catalog catalog, TableIdentifier id) throws Exception {
     int port = freePort();
     long t0 = System.nanoTime();
-    WorkerProcess worker = WorkerProcess.start(dir.resolve("worker-cold.log"), workerJvm(),
+    WorkerProcess worker = WorkerProcess.start(log, workerJvm(),
         "run", "--config", config.toString(), "--port", String.valueOf(port), "--grace", "30");
     double firstCommit = -1;
     try {
@@ -287,12 +306,8 @@ class FloeBenchmark {
     } finally {
       assertThat(worker.stop()).isZero();
     }
-    assertThat(firstCommit).as("a cold worker applied the backlog of %d records", backlog).isPositive();
-    Map<String, Object> r = new LinkedHashMap<>();
-    r.put("coldStart.backlogRecords", backlog);
-    r.put("coldStart.rowsInTable", stream.rows().size());
-    r.put("coldStart.processStartToCommitSeconds", firstCommit);
-    return r;
+    assertThat(firstCommit).as("a cold worker applied its backlog, up to %d records in all", target).isPositive();
+    return firstCommit;
   }
 
   private static long applied(Catalog catalog, TableIdentifier id, String sinkId) {

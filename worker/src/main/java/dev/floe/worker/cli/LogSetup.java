@@ -1,14 +1,15 @@
 package dev.floe.worker.cli;
 
-/** Chooses the log format before any logger exists: one line per event, JSON when asked. */
-final class LogSetup {
-  static final String JSON_CONFIG = "logback-json.xml";
+import dev.floe.worker.logging.FloeLogConfigurator;
 
+/** Chooses the log format before any logger exists: one line per event, JSON when asked (see {@link FloeLogConfigurator}). */
+final class LogSetup {
   private LogSetup() {}
 
+  /** The {@code floe} command logs as a pod does, whatever logback files the class path holds (a test's, say). */
   static void configure(String[] args) {
-    if (json(args, System.getenv("FLOE_LOG_FORMAT")) && System.getProperty("logback.configurationFile") == null) {
-      System.setProperty("logback.configurationFile", JSON_CONFIG);
+    if (System.getProperty(FloeLogConfigurator.FORMAT_PROPERTY) == null) {
+      System.setProperty(FloeLogConfigurator.FORMAT_PROPERTY, json(args, System.getenv("FLOE_LOG_FORMAT")) ? "json" : "text");
     }
   }
 

@@ -10,8 +10,10 @@ import dev.floe.worker.engine.TableRouter;
 import dev.floe.worker.runtime.CatalogConnector;
 import dev.floe.worker.runtime.HealthServer;
 import dev.floe.worker.runtime.SinkRunner;
+import dev.floe.worker.runtime.StartupTimeline;
 import dev.floe.worker.runtime.WorkerMetrics;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
@@ -53,7 +55,10 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    StartupTimeline startup = StartupTimeline.process();
+    startup.mark("picocli");
     SinkSpec spec = config.load();
+    startup.mark("config");
     LiteralSecrets.of(spec).forEach(w -> LOG.warn("{}", w));
     SecretResolver secrets = new SecretResolver(env);
     CatalogSpec catalog = ConfigOption.catalog(spec);
@@ -64,18 +69,31 @@ final class RunCommand implements Callable<Integer> {
     SignalHandler early = signal -> stopping.set(true);
     Signal.handle(new Signal("TERM"), early);
     Signal.handle(new Signal("INT"), early);
+    // The catalog connects while the health server and the Kafka clients start: each loads thousands of classes.
+    CompletableFuture<Catalog> connecting = CatalogConnector.connectInBackground(() -> CatalogLoader.load("floe", catalog, secrets),
+        stopping::get, metrics::catalogFailed);
     try (HealthServer http = new HealthServer(port, () -> running.get() == null || running.get().isRunning(),
         () -> running.get() != null && running.get().isReady(), metrics::scrape)) {
       LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(),
           spec.source().topicPattern() != null ? spec.source().topicPattern() : spec.source().topics(), spec.table().name(), http.port());
-      Catalog icebergCatalog = CatalogConnector.connect(() -> CatalogLoader.load("floe", catalog, secrets), stopping::get,
-          metrics::catalogFailed);
+      startup.mark("health server");
+      // The engines ask for the catalog only on the applying thread, after the wait below.
+      SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, connecting::join, ChangeDecoders.of(spec.source(), secrets)), metrics, secrets,
+          instanceId == null || instanceId.isBlank() ? null : instanceId);
+      startup.mark("kafka clients");
+      Catalog icebergCatalog;
+      try {
+        icebergCatalog = CatalogConnector.await(connecting); // the worker joins its group only once the catalog answers
+      } catch (RuntimeException | InterruptedException e) {
+        runner.close();
+        throw e;
+      }
       if (icebergCatalog == null) {
+        runner.close();
         LOG.info("stopped before the catalog could be reached");
         return 0;
       }
-      SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, icebergCatalog, ChangeDecoders.of(spec.source(), secrets)), metrics, secrets,
-          instanceId == null || instanceId.isBlank() ? null : instanceId);
+      startup.mark("catalog");
       running.set(runner);
       return runUntilStopped(runner, stopping);
     }

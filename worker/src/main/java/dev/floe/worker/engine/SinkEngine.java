@@ -42,6 +42,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.DeleteFile;
@@ -67,7 +68,8 @@ public final class SinkEngine {
   private static final int MAX_ATTEMPTS = 10;
 
   private final SinkSpec spec;
-  private final Catalog catalog;
+  /** The catalog, connected by the time the engine first needs it (a worker connects it while its Kafka clients start). */
+  private final Supplier<Catalog> catalog;
   private final TableIdentifier tableId;
   private final ChangeDecoder decoder;
   private Table table;
@@ -99,6 +101,11 @@ public final class SinkEngine {
 
   /** @param decoders the decoders of the source's wire format (shared by the engines of one sink) */
   public SinkEngine(SinkSpec spec, Catalog catalog, ChangeDecoders decoders) {
+    this(spec, () -> catalog, decoders);
+  }
+
+  /** As {@link #SinkEngine(SinkSpec, Catalog, ChangeDecoders)}, with a catalog that is asked for only when the table is first loaded. */
+  public SinkEngine(SinkSpec spec, Supplier<Catalog> catalog, ChangeDecoders decoders) {
     this.spec = spec;
     this.catalog = catalog;
     if (TableNameTemplate.isTemplate(spec.table().name())) {
@@ -580,7 +587,7 @@ public final class SinkEngine {
         return;
       }
       List<String> key = spec.table().primaryKey().isEmpty() ? List.copyOf(first.key().keySet()) : spec.table().primaryKey();
-      table = TableProvisioner.create(catalog, tableId, first.schema(), key, spec.table(), first.lsn() != null);
+      table = TableProvisioner.create(catalog.get(), tableId, first.schema(), key, spec.table(), first.lsn() != null);
     }
     boolean changed = false;
     for (Map.Entry<EventSchema, Long> e : bySchema.entrySet()) {
@@ -612,7 +619,7 @@ public final class SinkEngine {
       return true;
     }
     try {
-      table = catalog.loadTable(tableId);
+      table = catalog.get().loadTable(tableId);
       layout = TableLayout.of(table, spec.table());
       return true;
     } catch (NoSuchTableException e) {

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.iceberg.catalog.Catalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,11 @@ public final class TableRouter {
 
   /** As {@link #of(SinkSpec, Catalog)}, every table's engine decoding with {@code decoders} (one registry cache for all). */
   public static TableRouter of(SinkSpec spec, Catalog catalog, ChangeDecoders decoders) {
+    return of(spec, () -> catalog, decoders);
+  }
+
+  /** As {@link #of(SinkSpec, Catalog, ChangeDecoders)}, the engines asking for the catalog only when they first load their tables. */
+  public static TableRouter of(SinkSpec spec, Supplier<Catalog> catalog, ChangeDecoders decoders) {
     if (!TableNameTemplate.isTemplate(spec.table().name())) {
       return single(new SinkEngine(spec, catalog, decoders));
     }

@@ -104,6 +104,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private volatile long polledRecords;
   /** Compacts what this worker wrote once it is idle (see {@link SelfCompaction}). */
   private final SelfCompaction selfCompaction;
+  private final StartupTimeline startup = StartupTimeline.process();
 
   public SinkRunner(SinkSpec spec, SinkEngine engine, WorkerMetrics metrics, SecretResolver secrets) {
     this(spec, TableRouter.single(engine), metrics, secrets);
@@ -148,10 +149,11 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   @Override
   public void run() {
     try {
+      warmUpBeforeJoining(); // the table and its index load while Kafka is probed and the group joined
       if (!awaitKafka()) {
         return; // stopped before Kafka could be reached: nothing read, nothing to commit
       }
-      warmUpBeforeJoining();
+      startup.mark("kafka reached");
       subscribe();
       while (running) {
         long t0 = System.nanoTime();
@@ -216,8 +218,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     Map<SinkEngine, List<RawRecord>> parts = tables.split(records); // here: the router is this thread's
     Runnable decoded = aheadDecoder.takeQueued();
     batch.clear();
+    startup.mark("first batch handed over");
     pipeline.submit(records, () -> {
       decoded.run();
+      startup.mark("first batch decoded");
       return applyAll(records, parts);
     });
   }
@@ -388,6 +392,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private void warmUpEngines(Set<SinkEngine> engines) {
     pipeline.submit(List.of(), () -> {
       engines.forEach(SinkEngine::warmUp);
+      startup.mark("table and index loaded");
       return new BatchPipeline.Applied(List.of(), List.of(), false);
     });
   }
@@ -499,6 +504,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         BatchResult result = c.result();
         metrics.batchCommitted(engine.tableId().toString(), result, c.took());
         if (result.snapshotId() != null) {
+          startup.firstCommit();
           commitStamp = CommitStamp.of(java.time.Instant.now(), result.snapshotId());
           selfCompaction.committed(engine, result.snapshotId(), System.nanoTime());
         }
@@ -680,6 +686,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         wakeBacklog.forget(pauseStoppedTables(partitions)); // a rebalance resumes what it hands back
         warmUp(partitions);
         owned = Set.copyOf(consumer.assignment());
+        startup.mark("assigned");
         joined = true; // called after every rebalance, with nothing too: a member with no partitions is ready
         kafka.reached();
       }

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.util.ContextInitializer;
 import ch.qos.logback.core.OutputStreamAppender;
 import dev.floe.worker.config.SecretResolver;
+import dev.floe.worker.logging.FloeLogConfigurator;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import com.sun.net.httpserver.HttpServer;
@@ -49,13 +49,13 @@ class CanarySecretTest {
 
   @ParameterizedTest(name = "{0} logs, {1} catalog")
   @CsvSource({
-      "logback.xml, text, rest, 'http://lakeuser:${env:FLOE_CANARY}@127.0.0.1:{restPort}/'",
-      "logback-json.xml, json, rest, 'http://lakeuser:${env:FLOE_CANARY}@127.0.0.1:{restPort}/'",
-      "logback.xml, text, jdbc, 'jdbc:postgresql://127.0.0.1:1/catalog?user=lake&password=${env:FLOE_CANARY}'",
-      "logback-json.xml, json, jdbc, 'jdbc:postgresql://127.0.0.1:1/catalog?user=lake&password=${env:FLOE_CANARY}'"})
-  void theCanaryAppearsInNoLogLineMetricOrValidateOutput(String logConfig, String format, String catalog, String uri) throws Exception {
+      "text, rest, 'http://lakeuser:${env:FLOE_CANARY}@127.0.0.1:{restPort}/'",
+      "json, rest, 'http://lakeuser:${env:FLOE_CANARY}@127.0.0.1:{restPort}/'",
+      "text, jdbc, 'jdbc:postgresql://127.0.0.1:1/catalog?user=lake&password=${env:FLOE_CANARY}'",
+      "json, jdbc, 'jdbc:postgresql://127.0.0.1:1/catalog?user=lake&password=${env:FLOE_CANARY}'"})
+  void theCanaryAppearsInNoLogLineMetricOrValidateOutput(String format, String catalog, String uri) throws Exception {
     // given the worker's own logging config, writing to a buffer, and a sink whose catalog uri carries the canary
-    ByteArrayOutputStream logs = useLogConfig(logConfig);
+    ByteArrayOutputStream logs = useWorkerLogging(format.equals("json"));
     // a REST catalog that answers 503, which Iceberg's client retries (and logs) before it gives up
     HttpServer rest = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     rest.createContext("/", ex -> {
@@ -114,15 +114,11 @@ class CanarySecretTest {
     return uri.startsWith("http") ? "lakeuser:****@" : "user=lake&password=****";
   }
 
-  /** Configures the process's logging with one of the worker's own files, its appender writing to a buffer. */
-  private static ByteArrayOutputStream useLogConfig(String resource) throws Exception {
+  /** Configures the process's logging as the worker does, its appender writing to a buffer. */
+  private static ByteArrayOutputStream useWorkerLogging(boolean json) {
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     context.reset();
-    JoranConfigurator configurator = new JoranConfigurator();
-    configurator.setContext(context);
-    configurator.doConfigure(CanarySecretTest.class.getClassLoader().getResource(resource));
-    @SuppressWarnings("unchecked")
-    OutputStreamAppender<ILoggingEvent> out = (OutputStreamAppender<ILoggingEvent>) context.getLogger("ROOT").getAppender("OUT");
+    OutputStreamAppender<ILoggingEvent> out = FloeLogConfigurator.configure(context, json, null);
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
     out.setOutputStream(buffer);
     return buffer;

@@ -4,13 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.core.OutputStreamAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.URL;
+import dev.floe.worker.logging.FloeLogConfigurator;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -32,15 +31,9 @@ class JsonLogsTest {
 
   @Test
   void aJsonLogLineHoldsTheFilledMessage() throws Exception {
-    // given the worker's JSON logging config
+    // given the worker's JSON logging
     LoggerContext context = new LoggerContext();
-    JoranConfigurator configurator = new JoranConfigurator();
-    configurator.setContext(context);
-    URL config = getClass().getClassLoader().getResource(LogSetup.JSON_CONFIG);
-    configurator.doConfigure(config);
-    @SuppressWarnings("unchecked")
-    OutputStreamAppender<ILoggingEvent> out =
-        (OutputStreamAppender<ILoggingEvent>) context.getLogger("ROOT").getAppender("OUT");
+    OutputStreamAppender<ILoggingEvent> out = FloeLogConfigurator.configure(context, true, null);
 
     // when a templated message is encoded
     ch.qos.logback.classic.Logger logger = context.getLogger("dev.floe.worker.runtime.SinkRunner");
