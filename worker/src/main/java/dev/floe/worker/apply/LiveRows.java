@@ -5,6 +5,7 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.data.DeleteLoader;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
@@ -18,7 +19,19 @@ public final class LiveRows {
   private LiveRows() {}
 
   public static CloseableIterable<Record> read(Table table, FileScanTask task, Schema projection) {
-    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projection);
+    return read(table, task, projection, null);
+  }
+
+  /** As {@link #read(Table, FileScanTask, Schema)}, its delete files taken from {@code cache} when it holds them (null: none). */
+  public static CloseableIterable<Record> read(Table table, FileScanTask task, Schema projection, DeleteCache cache) {
+    GenericDeleteFilter deletes = cache == null
+        ? new GenericDeleteFilter(table.io(), task, table.schema(), projection)
+        : new GenericDeleteFilter(table.io(), task, table.schema(), projection) {
+          @Override
+          protected DeleteLoader newDeleteLoader() {
+            return cache.loader(this::loadInputFile);
+          }
+        };
     Schema required = deletes.requiredSchema();
     Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
     CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(task.file().location()))

@@ -45,9 +45,10 @@ public final class PrimaryKeyIndex {
 
   public static PrimaryKeyIndex build(Table table, long snapshotId, TableLayout layout) {
     PrimaryKeyIndex index = empty(layout, snapshotId);
+    DeleteCache deletes = DeleteCache.ofHeap(); // a delete file applies to many data files: loaded once
     try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshotId).planFiles()) {
       for (FileScanTask task : tasks) {
-        index.index(table, task, layout);
+        index.index(table, task, layout, deletes);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -97,7 +98,8 @@ public final class PrimaryKeyIndex {
     Predicate<String> gone = path -> !live.containsKey(path) || reindex.contains(path);
     locations.removeFiles(gone);
     state.removeFiles(gone);
-    reindex.forEach(path -> index(table, live.get(path), layout));
+    DeleteCache deletes = DeleteCache.ofHeap();
+    reindex.forEach(path -> index(table, live.get(path), layout, deletes));
     snapshotId = toSnapshot;
     return true;
   }
@@ -200,10 +202,10 @@ public final class PrimaryKeyIndex {
   }
 
   /** Indexes a data file's live rows: their keys, and the values of the merge state's columns (one projected read). */
-  private void index(Table table, FileScanTask task, TableLayout layout) {
+  private void index(Table table, FileScanTask task, TableLayout layout, DeleteCache deletes) {
     Schema projection = TypeUtil.join(layout.schema().select(indexedColumns(layout)), new Schema(MetadataColumns.ROW_POSITION));
     DataFile file = task.file();
-    try (CloseableIterable<Record> rows = LiveRows.read(table, task, projection)) {
+    try (CloseableIterable<Record> rows = LiveRows.read(table, task, projection, deletes)) {
       for (Record r : rows) {
         long position = (Long) r.getField(MetadataColumns.ROW_POSITION.name());
         locations.put(layout.keyOf(r), file, position);

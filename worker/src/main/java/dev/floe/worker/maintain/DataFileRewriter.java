@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import dev.floe.worker.apply.DeleteCache;
 import dev.floe.worker.apply.LiveRows;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
@@ -51,9 +52,10 @@ public final class DataFileRewriter {
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     long rows = 0;
     FanoutDataWriter<Record> writer = new FanoutDataWriter<>(factory, files, table.io(), targetFileSize);
+    DeleteCache deletes = DeleteCache.ofHeap(); // the group's files share their delete files: each is loaded once
     try (writer) {
       for (FileScanTask task : group) {
-        try (CloseableIterable<Record> live = LiveRows.read(table, task, schema)) {
+        try (CloseableIterable<Record> live = LiveRows.read(table, task, schema, deletes)) {
           for (Record r : live) {
             Record out = copy(r, schema);
             fill.forEach((id, value) -> out.setField(schema.findField(id).name(), value));
