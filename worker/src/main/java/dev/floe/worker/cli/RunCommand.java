@@ -56,7 +56,7 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     StartupTimeline startup = StartupTimeline.process();
-    startup.mark("picocli");
+    startup.mark("command line");
     SinkSpec spec = config.load();
     startup.mark("config");
     LiteralSecrets.of(spec).forEach(w -> LOG.warn("{}", w));
@@ -77,14 +77,21 @@ final class RunCommand implements Callable<Integer> {
       LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(),
           spec.source().topicPattern() != null ? spec.source().topicPattern() : spec.source().topics(), spec.table().name(), http.port());
       startup.mark("health server");
-      // The engines ask for the catalog only on the applying thread, after the wait below.
-      SinkRunner runner = new SinkRunner(spec, TableRouter.of(spec, connecting::join, ChangeDecoders.of(spec.source(), secrets)), metrics, secrets,
-          instanceId == null || instanceId.isBlank() ? null : instanceId);
-      startup.mark("kafka clients");
+      SinkRunner runner;
       Catalog icebergCatalog;
+      try {
+        // The engines ask for the catalog only on the applying thread, after the wait below.
+        runner = new SinkRunner(spec, TableRouter.of(spec, connecting::join, ChangeDecoders.of(spec.source(), secrets)), metrics, secrets,
+            instanceId == null || instanceId.isBlank() ? null : instanceId);
+      } catch (RuntimeException e) {
+        stopping.set(true); // ends the connecting thread's retries
+        throw e;
+      }
+      startup.mark("kafka clients");
       try {
         icebergCatalog = CatalogConnector.await(connecting); // the worker joins its group only once the catalog answers
       } catch (RuntimeException | InterruptedException e) {
+        stopping.set(true);
         runner.close();
         throw e;
       }
