@@ -25,7 +25,9 @@ class FloeLogConfiguratorTest {
     String line = new String(out.getEncoder().encode(event), StandardCharsets.UTF_8);
 
     // then the line is the pattern's, the password masked; libraries are at WARN or above, Floe at DEBUG
-    assertThat(line).matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  SinkRunner - catalog at http://floe:\\*\\*\\*\\*@catalog:8181/\\n");
+    // (the user part is masked too when another test of this JVM resolved a secret of the same text)
+    assertThat(line).matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  SinkRunner - catalog at http://[^:]+:\\*\\*\\*\\*@catalog:8181/\\n")
+        .doesNotContain("s3cret");
     assertThat(out.getTarget()).isEqualTo("System.err");
     assertThat(context.getLogger("org.apache.iceberg.BaseMetastoreCatalog").getEffectiveLevel()).isEqualTo(Level.WARN);
     assertThat(context.getLogger("org.apache.hadoop.util.NativeCodeLoader").getEffectiveLevel()).isEqualTo(Level.ERROR);
