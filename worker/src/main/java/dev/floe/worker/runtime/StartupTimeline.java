@@ -1,6 +1,7 @@
 package dev.floe.worker.runtime;
 
 import java.lang.management.ManagementFactory;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -16,12 +17,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class StartupTimeline {
   private static final Logger LOG = LoggerFactory.getLogger(StartupTimeline.class);
+  private static final StartupTimeline PROCESS = new StartupTimeline(ManagementFactory.getRuntimeMXBean().getStartTime());
 
   private final long jvmStartMillis;
   private final Map<String, Double> marks = new LinkedHashMap<>();
   private boolean reported;
-
-  private static final StartupTimeline PROCESS = new StartupTimeline(ManagementFactory.getRuntimeMXBean().getStartTime());
 
   /** This process's timeline, from the JVM's start (one per process: a process starts once). */
   public static StartupTimeline process() {
@@ -41,7 +41,7 @@ public final class StartupTimeline {
 
   /** Seconds since the JVM started at which each step was first reached, in the order they were. */
   public synchronized Map<String, Double> marks() {
-    return Map.copyOf(marks);
+    return Collections.unmodifiableMap(new LinkedHashMap<>(marks)); // Map.copyOf would lose the order
   }
 
   /** Marks the first commit and logs the timeline; later calls do nothing. */

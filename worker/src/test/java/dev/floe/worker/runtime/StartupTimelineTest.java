@@ -23,5 +23,6 @@ class StartupTimelineTest {
     assertThat(timeline.marks().get("catalog")).isEqualTo(first).isGreaterThanOrEqualTo(2.0);
     assertThat(timeline.marks().get("first commit")).isGreaterThan(first);
     assertThat(timeline.marks()).containsOnlyKeys("catalog", "first commit");
+    assertThat(timeline.marks().keySet()).as("in the order reached").containsExactly("catalog", "first commit");
   }
 }
