@@ -173,7 +173,8 @@ class FloeBenchmark {
    * mostly wait out the 10 s interval, so it closes its tail after 1 s instead.
    */
   private static CommitSpec commitSettings(BenchSize size) {
-    return size.name().equals("smoke") ? new CommitSpec("1s", null, null) : CommitSpec.DEFAULTS;
+    Integer maxRecords = Integer.getInteger("floe.bench.maxRecords"); // to compare batch sizes; unset, the default
+    return size.name().equals("smoke") ? new CommitSpec("1s", maxRecords, null) : new CommitSpec(null, maxRecords, null);
   }
 
   private static Map<String, Object> orders(EmbeddedKafka kafka, String topic, OrdersStream stream, long produced, WriteMode mode, Path dir,

@@ -109,6 +109,11 @@ public final class PrimaryKeyIndex {
     locations.forEach(action);
   }
 
+  /** An index of no rows, for a table that had none: {@link #committed} brings it to the table's first snapshot. */
+  public static PrimaryKeyIndex empty(TableLayout layout) {
+    return empty(layout, -1);
+  }
+
   /** An empty index of the layout's key shape, to fill when loading a persisted copy. */
   static PrimaryKeyIndex empty(TableLayout layout, long snapshotId) {
     return new PrimaryKeyIndex(KeyLocations.forKey(layout), MergeState.forLayout(layout), snapshotId);

@@ -139,10 +139,6 @@ public final class TableLayout {
     if (e.op() == Op.DELETE) {
       return new Projected(e, rowKey, null, null, e.nextKey() == null ? null : keyOf(e.nextKey()));
     }
-    Object[] key = new Object[keyNames.length];
-    for (int i = 0; i < key.length; i++) {
-      key[i] = rowKey.get(i);
-    }
     int[] target = projections.computeIfAbsent(e.schema(), this::projection);
     Object[] row = new Object[columns.size()]; // columns the event lacks (dropped at the source) are null
     Object[] values = e.values();
@@ -152,7 +148,7 @@ public final class TableLayout {
       row[pos] = v == Unchanged.VALUE ? v : ValueCoercion.coerce(v, columns.get(pos).type());
     }
     for (int i = 0; i < keyPositions.length; i++) {
-      row[keyPositions[i]] = key[i];
+      row[keyPositions[i]] = rowKey.get(i);
     }
     if (lsnPosition >= 0) {
       row[lsnPosition] = e.lsn();

@@ -69,7 +69,7 @@ public final class AvroChangeDecoder implements ChangeDecoder {
     IndexedRecord payload = (IndexedRecord) envelope.reader.read(record.value(), frame, "value");
     String op = envelope.op(payload);
     if (op.equals("t")) {
-      return new Decoded.Event(new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, TruncateEnvelope.verifiedLsn(envelope.truncate(payload)), record));
+      return new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, TruncateEnvelope.verifiedLsn(envelope.truncate(payload)), record);
     }
     String imageField = switch (op) {
       case "c", "u", "r" -> "after";
@@ -104,7 +104,7 @@ public final class AvroChangeDecoder implements ChangeDecoder {
     } else if (record.headers().get(DebeziumDecoder.OLD_KEY_HEADER) != null) {
       previousKey = keyHeader(record, DebeziumDecoder.OLD_KEY_HEADER, rowSchema);
     }
-    return new Decoded.Event(new ChangeEvent(kind, key, rowSchema, values, lsn, record, previousKey, nextKey));
+    return new ChangeEvent(kind, key, rowSchema, values, lsn, record, previousKey, nextKey);
   }
 
   /**

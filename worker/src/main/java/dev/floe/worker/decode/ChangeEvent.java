@@ -11,7 +11,7 @@ import java.util.Map;
  */
 public record ChangeEvent(
     Op op, Map<String, Object> key, EventSchema schema, Object[] values, Long lsn, RawRecord record,
-    Map<String, Object> previousKey, Map<String, Object> nextKey) {
+    Map<String, Object> previousKey, Map<String, Object> nextKey) implements Decoded {
 
   public ChangeEvent(Op op, Map<String, Object> key, EventSchema schema, Object[] values, Long lsn, RawRecord record) {
     this(op, key, schema, values, lsn, record, null, null);

@@ -154,7 +154,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
       if (envelope.hasSchema()) {
         schemas(envelope); // never used by a truncate, but a record whose schema is not JSON is not a truncate either
       }
-      return new Decoded.Event(new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, TruncateEnvelope.verifiedLsn(payload), record));
+      return new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, TruncateEnvelope.verifiedLsn(payload), record);
     }
     Long lsn = lsn(payload.get("source"));
     String imageField = switch (op) {
@@ -181,6 +181,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
   private Decoded event(RawRecord record, Op kind, EventSchema rowSchema, Object[] values, Long lsn) {
     Map<String, Object> key = key(record, rowSchema, values);
     requireKeyMatchesRow(key, rowSchema, values);
+    shareKeyObjects(key, rowSchema, values);
     Map<String, Object> previousKey = null;
     Map<String, Object> nextKey = null;
     if (kind == Op.DELETE) {
@@ -191,7 +192,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
     } else if (record.headers().get(OLD_KEY_HEADER) != null) {
       previousKey = keyFromJson(record.headers().get(OLD_KEY_HEADER), "header " + OLD_KEY_HEADER, rowSchema);
     }
-    return new Decoded.Event(new ChangeEvent(kind, key, rowSchema, values, lsn, record, previousKey, nextKey));
+    return new ChangeEvent(kind, key, rowSchema, values, lsn, record, previousKey, nextKey);
   }
 
   /**
@@ -464,6 +465,23 @@ public final class DebeziumDecoder implements ChangeDecoder {
       key.put(column, v);
     }
     return key;
+  }
+
+  /**
+   * The row takes the key's own objects for its key columns (they are equal, checked above): an
+   * event holds its key until its batch commits, so a second {@code Long} is 24 bytes more per
+   * held event.
+   */
+  private static void shareKeyObjects(Map<String, Object> key, EventSchema rowSchema, Object[] values) {
+    if (values == null) {
+      return;
+    }
+    for (Map.Entry<String, Object> k : key.entrySet()) {
+      int pos = rowSchema.position(k.getKey());
+      if (pos >= 0 && values[pos] != null && values[pos] != Unchanged.VALUE) {
+        values[pos] = k.getValue();
+      }
+    }
   }
 
   /**

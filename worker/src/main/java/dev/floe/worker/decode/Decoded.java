@@ -1,9 +1,10 @@
 package dev.floe.worker.decode;
 
-/** The outcome of decoding one record: an event, a record to skip, or a rejection. */
-public sealed interface Decoded {
-  /** A change to apply. */
-  record Event(ChangeEvent event) implements Decoded {}
+/**
+ * The outcome of decoding one record: an event ({@link ChangeEvent}, itself the outcome: a batch
+ * holds one per record until it commits, so no wrapper), a record to skip, or a rejection.
+ */
+public sealed interface Decoded permits ChangeEvent, Decoded.Skip, Decoded.Rejected {
 
   /** A record that carries no change (a tombstone after a delete). */
   record Skip(RawRecord record, String why) implements Decoded {}

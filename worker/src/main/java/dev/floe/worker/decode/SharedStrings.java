@@ -24,7 +24,8 @@ final class SharedStrings {
     int h = s.hashCode();
     int i = (h ^ (h >>> 14)) & (SLOTS - 1);
     String held = SLOT[i];
-    if (s.equals(held)) {
+    // the held string's cached hash first: a slot holding another string is told apart without reading its bytes
+    if (held != null && held.hashCode() == h && s.equals(held)) {
       return held;
     }
     SLOT[i] = s;

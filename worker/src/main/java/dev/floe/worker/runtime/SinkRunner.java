@@ -209,6 +209,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       pipeline.close(); // a batch still in flight (the loop failed under it) finishes or gives up first
       aheadDecoder.close();
       LOG.info("{}; decoding thread {} s", pipeline.phases(), String.format(java.util.Locale.ROOT, "%.2f", aheadDecoder.decodeSeconds()));
+      for (SinkEngine engine : tables.engines()) {
+        LOG.info("applying {}, seconds per phase: {}", engine.tableId(), engine.phaseTimes());
+      }
     }
   }
 

@@ -47,7 +47,7 @@ class PrimaryKeyIndexTest {
     for (int b = 0; b < 4; b++) {
       first.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
     }
-    assertThat(first.indexBuildsAndLoads()).containsExactly(1, 0); // built once, then kept current
+    assertThat(first.indexBuildsAndLoads()).containsExactly(0, 0); // indexed from the first commit's rows, then kept current
     new Compactor(first.table(), sink.sinkId(), new CompactionSpec(null, null, 2, "5d", 10, "5d", null, true, false, false, false)).run();
 
     SinkEngine restarted = new SinkEngine(sink, warehouse.catalog());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.floe.worker.decode.AvroChangeDecoder;
 import dev.floe.worker.decode.AvroWire;
 import dev.floe.worker.decode.ChangeDecoder;
+import dev.floe.worker.decode.ChangeEvent;
 import dev.floe.worker.decode.DebeziumDecoder;
 import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
@@ -86,8 +87,8 @@ class DecodeProbe {
   }
 
   private static String describe(Decoded d) {
-    return d instanceof Decoded.Event e
-        ? e.event().op() + " " + e.event().key() + " " + Arrays.deepToString(e.event().values()) + " " + e.event().lsn()
+    return d instanceof ChangeEvent e
+        ? e.op() + " " + e.key() + " " + Arrays.deepToString(e.values()) + " " + e.lsn()
         : d.toString();
   }
 
@@ -95,7 +96,7 @@ class DecodeProbe {
     long t0 = System.nanoTime();
     int events = 0;
     for (RawRecord r : batch) {
-      if (decoder.decode(r, null) instanceof Decoded.Event) {
+      if (decoder.decode(r, null) instanceof ChangeEvent) {
         events++;
       }
     }

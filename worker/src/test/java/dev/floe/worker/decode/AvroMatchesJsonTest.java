@@ -116,8 +116,7 @@ class AvroMatchesJsonTest {
 
   /** Everything a decision carries but the record's bytes and a rejection's wording. */
   static String outcome(Decoded d) {
-    if (d instanceof Decoded.Event e) {
-      ChangeEvent c = e.event();
+    if (d instanceof ChangeEvent c) {
       return "event " + c.op() + " key=" + c.key() + " values=" + Arrays.deepToString(c.values()) + " lsn=" + c.lsn()
           + " fields=" + (c.schema() == null ? null : c.schema().fields().stream()
               .map(f -> f.name() + ":" + f.type() + (f.optional() ? "?" : "") + (f.defaultValue() == null ? "" : "=" + f.defaultValue()))

@@ -91,8 +91,8 @@ class CapturedSamplesTest {
   @Test
   void deletesCarryOnlyTheKeyTombstonesAreSkippedAndTruncatesHaveNoKey() {
     List<Decoded> decoded = TYPES.stream().map(r -> decoder.decode(r, null)).toList();
-    ChangeEvent delete = decoded.stream().filter(d -> d instanceof Decoded.Event e && e.event().op() == Op.DELETE)
-        .map(d -> ((Decoded.Event) d).event()).findFirst().orElseThrow();
+    ChangeEvent delete = decoded.stream().filter(d -> d instanceof ChangeEvent e && e.op() == Op.DELETE)
+        .map(d -> (ChangeEvent) d).findFirst().orElseThrow();
     assertThat(delete.key()).containsExactly(Map.entry("id", 2L));
     assertThat(delete.values()).isNull();
     assertThat(decoded).filteredOn(d -> d instanceof Decoded.Skip).hasSize(1);
@@ -107,8 +107,8 @@ class CapturedSamplesTest {
     ChangeEvent update = event(TOAST.get(1));
     assertThat(byName(update)).containsEntry("big", Unchanged.VALUE).containsEntry("small", 2);
     ChangeEvent rekeyed = TOAST.stream().map(r -> decoder.decode(r, null))
-        .filter(d -> d instanceof Decoded.Event e && e.event().previousKey() != null)
-        .map(d -> ((Decoded.Event) d).event()).findFirst().orElseThrow();
+        .filter(d -> d instanceof ChangeEvent e && e.previousKey() != null)
+        .map(d -> (ChangeEvent) d).findFirst().orElseThrow();
     assertThat(rekeyed.key()).containsExactly(Map.entry("id", 7));
     assertThat(rekeyed.previousKey()).containsExactly(Map.entry("id", 1));
     assertThat(byName(rekeyed)).containsEntry("big", Unchanged.VALUE);
@@ -122,14 +122,14 @@ class CapturedSamplesTest {
         .toList());
     RawRecord schemaless = stripSchemas(TYPES.get(0));
     Decoded d = decoder.decode(schemaless, table);
-    assertThat(d).isInstanceOf(Decoded.Event.class);
-    assertThat(byName(((Decoded.Event) d).event())).isEqualTo(byName(withSchema));
+    assertThat(d).isInstanceOf(ChangeEvent.class);
+    assertThat(byName((ChangeEvent) d)).isEqualTo(byName(withSchema));
   }
 
   private ChangeEvent event(RawRecord r) {
     Decoded d = decoder.decode(r, null);
-    assertThat(d).as("decoding %s", r).isInstanceOf(Decoded.Event.class);
-    return ((Decoded.Event) d).event();
+    assertThat(d).as("decoding %s", r).isInstanceOf(ChangeEvent.class);
+    return (ChangeEvent) d;
   }
 
   private static Map<String, Object> byName(ChangeEvent e) {

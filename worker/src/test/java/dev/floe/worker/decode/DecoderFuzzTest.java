@@ -63,8 +63,7 @@ class DecoderFuzzTest {
 
   /** What a decision is, leaving out the wording of a rejection (the two paths word some differently). */
   private static String outcome(Decoded d) {
-    if (d instanceof Decoded.Event e) {
-      ChangeEvent c = e.event();
+    if (d instanceof ChangeEvent c) {
       return c.op() + " key=" + c.key() + " values=" + Arrays.deepToString(c.values()) + " lsn=" + c.lsn()
           + " fields=" + (c.schema() == null ? null : c.schema().fields().stream().map(f -> f.name() + ":" + f.type()).toList())
           + " previousKey=" + c.previousKey() + " nextKey=" + c.nextKey();

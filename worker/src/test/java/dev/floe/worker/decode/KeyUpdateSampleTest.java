@@ -99,8 +99,8 @@ class KeyUpdateSampleTest {
 
   private ChangeEvent event(RawRecord r) {
     Decoded decoded = decoder.decode(r, null);
-    assertThat(decoded).as("decoding %s", r).isInstanceOf(Decoded.Event.class);
-    return ((Decoded.Event) decoded).event();
+    assertThat(decoded).as("decoding %s", r).isInstanceOf(ChangeEvent.class);
+    return (ChangeEvent) decoded;
   }
 
   private static String op(RawRecord r) throws IOException {
