@@ -470,7 +470,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
   /**
    * The row takes the key's own objects for its key columns (they are equal, checked above): an
    * event holds its key until its batch commits, so a second {@code Long} is 24 bytes more per
-   * held event.
+   * held event. Immutable values only: a buffer has a position that one reader could move under another.
    */
   private static void shareKeyObjects(Map<String, Object> key, EventSchema rowSchema, Object[] values) {
     if (values == null) {
@@ -478,7 +478,10 @@ public final class DebeziumDecoder implements ChangeDecoder {
     }
     for (Map.Entry<String, Object> k : key.entrySet()) {
       int pos = rowSchema.position(k.getKey());
-      if (pos >= 0 && values[pos] != null && values[pos] != Unchanged.VALUE) {
+      Object v = k.getValue();
+      boolean immutable = v instanceof Number || v instanceof String || v instanceof java.util.UUID
+          || v instanceof java.time.temporal.Temporal || v instanceof Boolean;
+      if (immutable && pos >= 0 && values[pos] != null && values[pos] != Unchanged.VALUE) {
         values[pos] = k.getValue();
       }
     }
