@@ -22,6 +22,7 @@ import java.util.Map;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.Arbitrary;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -60,7 +61,13 @@ class AvroMatchesJsonTest {
     for (List<Step> batch : script.batches()) {
       records.addAll(source.records(batch, model));
     }
-    assertDecodeAlike(records, format, List.of("id"));
+
+    int compared = decodeAlike(records, format, List.of("id"));
+
+    // A script may hold no change at all (a schema change, a key moved onto itself on a missing row):
+    // such a try compares nothing, so most tries must compare events instead of each one.
+    Statistics.label("events compared").collect(compared > 0);
+    Statistics.label("events compared").coverage(c -> c.check(true).percentage(p -> p >= 50));
   }
 
   @org.junit.jupiter.api.Test
@@ -97,6 +104,11 @@ class AvroMatchesJsonTest {
   }
 
   private static void assertDecodeAlike(List<RawRecord> jsonRecords, Format format, List<String> primaryKey) {
+    assertThat(decodeAlike(jsonRecords, format, primaryKey)).as("events compared").isPositive();
+  }
+
+  /** Decodes each record from JSON and from Avro, checks the outcomes are equal, and counts the events among them. */
+  private static int decodeAlike(List<RawRecord> jsonRecords, Format format, List<String> primaryKey) {
     AvroWire wire = new AvroWire();
     DebeziumDecoder json = new DebeziumDecoder(primaryKey);
     AvroChangeDecoder avro = new AvroChangeDecoder(primaryKey, wire.schemas());
@@ -111,7 +123,7 @@ class AvroMatchesJsonTest {
           .isEqualTo(expected);
       events += expected.startsWith("event") ? 1 : 0;
     }
-    assertThat(events).as("events compared").isPositive();
+    return events;
   }
 
   /** Everything a decision carries but the record's bytes and a rejection's wording. */
