@@ -107,10 +107,12 @@ abstract class KeyLocations {
     private final Map<String, Integer> ids = new HashMap<>();
 
     long pack(DataFile file, long position) {
-      int id = ids.computeIfAbsent(file.location(), p -> {
+      Integer id = ids.get(file.location()); // no capturing lambda per call: a load packs every key of the table
+      if (id == null) {
+        id = files.size();
         files.add(file);
-        return files.size() - 1;
-      });
+        ids.put(file.location(), id);
+      }
       return ((long) id << POSITION_BITS) | position;
     }
 
@@ -153,6 +155,16 @@ abstract class KeyLocations {
     @Override
     void put(RowKey key, DataFile file, long position) {
       map.put(raw(key), files.pack(file, position));
+    }
+
+    /** As {@link #put(RowKey, DataFile, long)} for the key's value itself (an int key widened). */
+    void put(long key, DataFile file, long position) {
+      map.put(key, files.pack(file, position));
+    }
+
+    /** Makes room for {@code n} more keys at once (loading a persisted index: no rehash on the way). */
+    void ensureCapacity(int n) {
+      map.ensureCapacity(map.size() + n);
     }
 
     @Override

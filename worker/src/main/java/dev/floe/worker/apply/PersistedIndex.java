@@ -172,6 +172,15 @@ public final class PersistedIndex {
       }
       int n = in.readInt();
       PrimaryKeyIndex index = PrimaryKeyIndex.empty(layout, snapshotId);
+      KeyLocations.PrimitiveKeys primitive = index.primitiveKeys();
+      if (primitive != null) {
+        // A long or int key, the common shape, read without a value object per key: a worker woken
+        // from zero loads this before its first batch (1.5 s for 889k keys read the general way).
+        int start = payload.length - 8 - in.available();
+        int read = readPrimitiveKeys(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, types[0], files, primitive);
+        in.skipBytes(read);
+        n = 0;
+      }
       for (int e = 0; e < n; e++) {
         Object[] key = new Object[types.length];
         for (int i = 0; i < types.length; i++) {
@@ -190,6 +199,26 @@ public final class PersistedIndex {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Reads {@code n} entries of a single long or int key (as {@link #encode} wrote them: length,
+   * Iceberg's little-endian single value, file id, position) into the unboxed store.
+   *
+   * @return the bytes read
+   */
+  private static int readPrimitiveKeys(ByteBuffer in, int n, Type type, DataFile[] files, KeyLocations.PrimitiveKeys into) {
+    int width = type.typeId() == Type.TypeID.LONG ? Long.BYTES : Integer.BYTES;
+    int start = in.position();
+    into.ensureCapacity(n);
+    for (int e = 0; e < n; e++) {
+      if (in.getInt() != width) {
+        throw new IllegalStateException("a key of another width than " + type);
+      }
+      long key = width == Long.BYTES ? Long.reverseBytes(in.getLong()) : Integer.reverseBytes(in.getInt());
+      into.put(key, files[in.getInt()], in.getLong());
+    }
+    return in.position() - start;
   }
 
   /** Key types whose values persist exactly through Iceberg's single-value encoding; others are not persisted. */

@@ -133,6 +133,11 @@ public final class PrimaryKeyIndex {
     locations.put(key, file, position);
   }
 
+  /** The unboxed store of a single long or int key, for loading straight into it; null for any other key. */
+  KeyLocations.PrimitiveKeys primitiveKeys() {
+    return locations instanceof KeyLocations.PrimitiveKeys p ? p : null;
+  }
+
   public long snapshotId() {
     return snapshotId;
   }

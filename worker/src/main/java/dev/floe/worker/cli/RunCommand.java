@@ -72,6 +72,7 @@ final class RunCommand implements Callable<Integer> {
     // The catalog connects while the health server and the Kafka clients start: each loads thousands of classes.
     CompletableFuture<Catalog> connecting = CatalogConnector.connectInBackground(() -> CatalogLoader.load("floe", catalog, secrets),
         stopping::get, metrics::catalogFailed);
+    connecting.thenRun(() -> startup.mark("catalog connected"));
     try (HealthServer http = new HealthServer(port, () -> running.get() == null || running.get().isRunning(),
         () -> running.get() != null && running.get().isReady(), metrics::scrape)) {
       LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(),

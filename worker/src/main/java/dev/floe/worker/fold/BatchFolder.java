@@ -42,7 +42,8 @@ public final class BatchFolder {
 
   /**
    * @param events the batch's events in any order across partitions, offset order within one
-   * @param project projects an upsert or delete onto the table's columns; throws {@link
+   * @param project projects an upsert or delete onto the table's columns, into a new row array
+   *     that the fold then owns and combines into (so never the event's own values); throws {@link
    *     IllegalArgumentException} for a record that does not fit the table. It is called from
    *     several threads at once, but only after it has projected an event of each schema of the
    *     batch on the calling thread (so per-schema caches are filled and then only read).
@@ -149,11 +150,14 @@ public final class BatchFolder {
     }
   }
 
+  /** Takes the projection at {@code i} out of the array: the projections folded already can be collected while the rest fold. */
   private static Projected projectedAt(Object[] projected, int i) {
-    if (projected[i] instanceof IllegalArgumentException ex) {
+    Object p = projected[i];
+    projected[i] = null;
+    if (p instanceof IllegalArgumentException ex) {
       throw ex;
     }
-    return (Projected) projected[i];
+    return (Projected) p;
   }
 
   /**

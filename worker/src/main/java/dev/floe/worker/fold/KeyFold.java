@@ -10,25 +10,30 @@ public final class KeyFold {
   private RowKey movedFrom;
   private Long movedAtLsn;
   private boolean deletedInBatch;
-  /** The image removed by each delete in this batch, in order: a key change picks the one it followed. */
-  private final java.util.List<Removal> removed = new java.util.ArrayList<>(1);
-
+  /**
+   * The image removed by each delete in this batch, in order: a key change picks the one it
+   * followed. Null until the first delete: most keys of a batch are never deleted in it, and a
+   * batch holds one fold per key until it commits.
+   */
+  private java.util.List<Removal> removed;
 
   /** @param discardsStored true when the table is truncated before this key's changes */
   KeyFold(boolean discardsStored) {
     this.discardsStored = discardsStored;
   }
 
+  /**
+   * Combines the next version of the row into the partial one. The fold takes {@code version} as
+   * its own (each projection is a new array that nothing else keeps) and combines into it, so
+   * folding allocates no row of its own; a rule that throws leaves the partial row as it was.
+   */
   void upsert(Object[] version, MergeRule[] rules) {
-    if (partial == null) {
-      partial = version.clone();
-      return;
+    if (partial != null) {
+      for (int i = 0; i < partial.length; i++) {
+        version[i] = rules[i].combine(partial[i], version[i]);
+      }
     }
-    Object[] next = new Object[partial.length];
-    for (int i = 0; i < partial.length; i++) {
-      next[i] = rules[i].combine(partial[i], version[i]);
-    }
-    partial = next;
+    partial = version;
   }
 
   void delete() {
@@ -38,6 +43,9 @@ public final class KeyFold {
   void delete(Long lsn) {
     // A second delete with no row in between removes nothing: keep the image the first one removed.
     if (partial != null || !deletedInBatch) {
+      if (removed == null) {
+        removed = new java.util.ArrayList<>(1);
+      }
       removed.add(new Removal(lsn, partial, discardsStored, movedFrom, movedAtLsn));
     }
     deletedInBatch = true;
@@ -176,6 +184,9 @@ public final class KeyFold {
    * LSN, so this is the delete half of the update at that LSN. Null when this batch has none.
    */
   public Removal removalAt(long lsn) {
+    if (removed == null) {
+      return null;
+    }
     for (Removal r : removed) {
       if (r.lsn() != null && r.lsn() == lsn) {
         return r;
@@ -186,10 +197,7 @@ public final class KeyFold {
 
   /** The batch's last delete of this key, for sources without LSNs (which cannot pair the halves); null if none. */
   public Removal lastRemoval() {
-    if (removed.isEmpty()) {
-      return null;
-    }
-    return removed.get(removed.size() - 1);
+    return removed == null ? null : removed.get(removed.size() - 1);
   }
 
   /**

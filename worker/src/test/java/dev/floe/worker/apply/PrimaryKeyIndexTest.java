@@ -123,6 +123,50 @@ class PrimaryKeyIndexTest {
     assertThat(restarted.indexBuildsAndLoads()).containsExactly(1, 0);
   }
 
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"long", "int"})
+  void aPersistedIndexOfAnIntOrLongKeyLoadsBackEveryKeyAtItsLocation(String keyType) {
+    // given a table of two data files whose rows have keys of both signs, and its index persisted
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    org.apache.iceberg.types.Type type = keyType.equals("int")
+        ? org.apache.iceberg.types.Types.IntegerType.get() : org.apache.iceberg.types.Types.LongType.get();
+    org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(List.of(
+        org.apache.iceberg.types.Types.NestedField.required(1, "id", type),
+        org.apache.iceberg.types.Types.NestedField.optional(2, "note", org.apache.iceberg.types.Types.StringType.get())), java.util.Set.of(1));
+    org.apache.iceberg.catalog.TableIdentifier name = org.apache.iceberg.catalog.TableIdentifier.parse("pk.keys_" + keyType);
+    warehouse.catalog().buildTable(name, schema).withProperty("format-version", "3").create();
+    Table table = warehouse.catalog().loadTable(name);
+    TableLayout layout = TableLayout.of(table, new dev.floe.worker.config.TableSpec(warehouse.spec(), name.toString(), List.of(), List.of(),
+        3, WriteMode.POSITION_DELETES, java.util.Map.of(), java.util.Map.of()));
+    for (int file = 0; file < 2; file++) {
+      List<Object[]> rows = new java.util.ArrayList<>();
+      for (long i = 0; i < 500; i++) {
+        long id = (file * 500 + i) * (i % 2 == 0 ? 1 : -1) * (keyType.equals("int") ? 2_000_000L : 9_000_000_000_000L);
+        rows.add(new Object[] {keyType.equals("int") ? (Object) (int) id : (Object) id, "n"});
+      }
+      org.apache.iceberg.AppendFiles append = table.newAppend();
+      EqualityDeltaWriter.writeRows(table, layout, rows).forEach(append::appendFile);
+      append.commit();
+    }
+    long snapshot = table.currentSnapshot().snapshotId();
+    PrimaryKeyIndex built = PrimaryKeyIndex.build(table, snapshot, layout);
+    PersistedIndex.save(table, built, layout);
+    table.refresh();
+
+    // when a worker loads it
+    PrimaryKeyIndex loaded = PersistedIndex.loadNewest(table, snapshot, layout);
+
+    // then every key is where the built index has it
+    assertThat(loaded).isNotNull();
+    assertThat(loaded.size()).isEqualTo(1_000);
+    built.forEach((key, location) -> {
+      PrimaryKeyIndex.Location l = loaded.get(key);
+      assertThat(l).as("key %s", key).isNotNull();
+      assertThat(l.file().location()).isEqualTo(location.file().location());
+      assertThat(l.position()).isEqualTo(location.position());
+    });
+  }
+
   /** Rewrites a persisted index's statistics file with its blob under another type name. */
   private static void relabel(Table table, StatisticsFile f, String type) throws Exception {
     ByteBuffer payload;

@@ -76,9 +76,11 @@ class BatchHeapProbe {
 
     AtomicLong highWater = new AtomicLong();
     List<Runnable> stop = watchLiveHeap(highWater);
+    long allocatedBefore = allocatedByAllThreads();
     long t0 = System.nanoTime();
     engine.apply(new ArrayList<>(batch.records()), DeadLetters.DISCARD);
     double seconds = (System.nanoTime() - t0) / 1e9;
+    long allocated = allocatedByAllThreads() - allocatedBefore;
     stop.forEach(Runnable::run);
     System.out.printf(Locale.ROOT, """
         open batch of %,d orders records (%,d B each as delivered):
@@ -86,10 +88,25 @@ class BatchHeapProbe {
           held schema-shared: %,d MiB live (%,d B/record); counted by maxBytes: %,d MiB (%,d B/record)
           decoded ahead, bytes kept: %,d MiB live (%,d B/record); bytes released: %,d MiB live (%,d B/record)
           applied as one commit in %.1f s; live heap high-water after GC during it: %,d MiB (before the batch: %,d MiB)
+          allocated while applying, by all threads: %,d MiB (%,d B/record)
         """, n, rawBytes / n, raw >> 20, raw / n, held >> 20, held / n, batch.bytes() >> 20, batch.bytes() / n,
-        decodedWithBytes >> 20, decodedWithBytes / n, decoded >> 20, decoded / n, seconds, highWater.get() >> 20, base >> 20);
+        decodedWithBytes >> 20, decodedWithBytes / n, decoded >> 20, decoded / n, seconds, highWater.get() >> 20, base >> 20,
+        allocated >> 20, allocated / n);
     assertThat(held).isLessThan(raw);
     assertThat(decoded).isLessThan(decodedWithBytes);
+  }
+
+  /**
+   * Bytes allocated so far by the threads alive now (the applying thread, the common pool that
+   * projects and the Parquet writers): unlike seconds, the same on a busy machine as on an idle one.
+   */
+  private static long allocatedByAllThreads() {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long sum = 0;
+    for (long a : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+      sum += Math.max(0, a);
+    }
+    return sum;
   }
 
   private static long liveHeap() {

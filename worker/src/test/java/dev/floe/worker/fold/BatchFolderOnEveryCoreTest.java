@@ -24,7 +24,7 @@ class BatchFolderOnEveryCoreTest {
       throw new IllegalArgumentException("id " + id + " does not fit");
     }
     RowKey key = new RowKey(new Object[] {id});
-    return e.op() == Op.DELETE ? new BatchFolder.Projected(e, key, null) : new BatchFolder.Projected(e, key, e.values());
+    return e.op() == Op.DELETE ? new BatchFolder.Projected(e, key, null) : new BatchFolder.Projected(e, key, e.values().clone());
   };
 
   @Test

@@ -65,13 +65,23 @@ class BatchFolderTest {
     assertThat(folded.keys()).containsOnlyKeys(key(1L));
   }
 
+  @Test
+  void aVersionWhoseMergeRuleFailsIsRejectedAndLeavesTheKeysRowAsItWas() {
+    upsert(0, 0, 1L, Integer.MAX_VALUE);
+    upsert(0, 1, 1L, 1); // the sum overflows an int
+    upsert(0, 2, 1L, -5);
+    FoldedBatch folded = fold(null);
+    assertThat(folded.rejected()).extracting(r -> r.reason()).singleElement().asString().startsWith("merge rule failed");
+    assertThat(folded.keys().get(key(1L)).partial()).containsExactly(1L, Integer.MAX_VALUE - 5);
+  }
+
   private FoldedBatch fold(Long watermark) {
     return BatchFolder.fold(events, e -> {
       long id = (Long) e.key().get("id");
       if (id < 0) {
         throw new IllegalArgumentException("negative id");
       }
-      return new BatchFolder.Projected(e, key(id), e.values());
+      return new BatchFolder.Projected(e, key(id), e.values() == null ? null : e.values().clone()); // the fold owns each projected row
     }, RULES, watermark);
   }
 
