@@ -10,6 +10,7 @@ import dev.floe.worker.apply.PersistedIndex;
 import dev.floe.worker.apply.PositionDeltaWriter;
 import dev.floe.worker.apply.PrimaryKeyIndex;
 import dev.floe.worker.apply.TableLayout;
+import dev.floe.worker.apply.WriterWarmUp;
 import dev.floe.worker.apply.TableProvisioner;
 import dev.floe.worker.apply.TruncatePlanner;
 import dev.floe.worker.commit.BatchCommitter;
@@ -47,6 +48,7 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -65,6 +67,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SinkEngine {
   private static final Logger LOG = LoggerFactory.getLogger(SinkEngine.class);
+  /** Whether this process warmed its Parquet writer up already (see {@link #warmUpWriter}). */
+  private static final java.util.concurrent.atomic.AtomicBoolean WRITER_WARMED_UP = new java.util.concurrent.atomic.AtomicBoolean();
   private static final int MAX_ATTEMPTS = 10;
 
   private final SinkSpec spec;
@@ -515,6 +519,7 @@ public final class SinkEngine {
       if (!loadTable() || table.currentSnapshot() == null) {
         return;
       }
+      warmUpWriter();
       long current = table.currentSnapshot().snapshotId();
       if (positional() || (mergeStateFromIndex && !LiveSpecs.needPartition(LiveSpecs.of(table, current)))) {
         index(current);
@@ -522,6 +527,28 @@ public final class SinkEngine {
     } catch (RuntimeException e) {
       LOG.debug("warming up {} failed; the first batch loads it: {}", tableId, e.toString());
     }
+  }
+
+  /**
+   * Once per process, on a thread of its own beside the index load: a throwaway Parquet write of
+   * this table's schema (see {@link WriterWarmUp}), so that the first commit finds the writer loaded.
+   */
+  private void warmUpWriter() {
+    if (!WRITER_WARMED_UP.compareAndSet(false, true)) {
+      return;
+    }
+    Schema schema = layout.schema();
+    GenericFileWriterFactory factory = WriterWarmUp.factoryFor(table, schema); // here: the table is this thread's
+    int formatVersion = org.apache.iceberg.TableUtil.formatVersion(table);
+    Thread t = new Thread(() -> {
+      try {
+        WriterWarmUp.write(factory, schema, formatVersion);
+      } catch (RuntimeException e) {
+        LOG.debug("warming the writer up failed; the first commit loads it: {}", e.toString());
+      }
+    }, "floe-warm-up-writer");
+    t.setDaemon(true);
+    t.start();
   }
 
   private void persistIndex() {
