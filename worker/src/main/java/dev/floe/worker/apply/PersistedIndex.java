@@ -175,7 +175,7 @@ public final class PersistedIndex {
       KeyLocations.PrimitiveKeys primitive = index.primitiveKeys();
       if (primitive != null) {
         // A long or int key, the common shape, read without a value object per key: a worker woken
-        // from zero loads this before its first batch (1.5 s for 889k keys read the general way).
+        // from zero loads this before its first batch (the whole load of 889k keys: 1.5 s → 1.1-1.3 s).
         int start = payload.length - 8 - in.available();
         int read = readPrimitiveKeys(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, types[0], files, primitive);
         in.skipBytes(read);
