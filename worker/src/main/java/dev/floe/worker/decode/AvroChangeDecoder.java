@@ -20,7 +20,6 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.IndexedRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
-import org.apache.iceberg.util.DateTimeUtil;
 
 /**
  * Decodes Debezium change envelopes written by an Avro converter with a schema registry (the
@@ -349,7 +348,7 @@ public final class AvroChangeDecoder implements ChangeDecoder {
         return datum;
       }
       if (codec == ValueCodecs.TIMESTAMP_MICROS && datum instanceof Long micros) {
-        return DateTimeUtil.timestampFromMicros(micros);
+        return SharedDates.timestampFromMicros(micros);
       }
       return DebeziumDecoder.readValue(f, AvroJson.of(avro, datum));
     }

@@ -67,15 +67,15 @@ public final class ValueCodecs {
   public static final ValueCodec UUID_TEXT = n -> UUID.fromString(text(n));
 
   /** Days since the epoch (Debezium Date, Connect Date). */
-  public static final ValueCodec EPOCH_DAYS = n -> LocalDate.ofEpochDay(LONG_OF(n));
+  public static final ValueCodec EPOCH_DAYS = n -> SharedDates.ofEpochDay(LONG_OF(n));
 
   public static final ValueCodec TIME_MILLIS = n -> LocalTime.ofNanoOfDay(LONG_OF(n) * 1_000_000L);
   public static final ValueCodec TIME_MICROS = n -> LocalTime.ofNanoOfDay(LONG_OF(n) * 1_000L);
   public static final ValueCodec TIME_NANOS = n -> LocalTime.ofNanoOfDay(LONG_OF(n) / 1_000L * 1_000L);
 
-  public static final ValueCodec TIMESTAMP_MILLIS = n -> DateTimeUtil.timestampFromMicros(Math.multiplyExact(LONG_OF(n), 1000L));
-  public static final ValueCodec TIMESTAMP_MICROS = n -> DateTimeUtil.timestampFromMicros(LONG_OF(n));
-  public static final ValueCodec TIMESTAMP_NANOS = n -> DateTimeUtil.timestampFromMicros(Math.floorDiv(LONG_OF(n), 1000L));
+  public static final ValueCodec TIMESTAMP_MILLIS = n -> SharedDates.timestampFromMicros(Math.multiplyExact(LONG_OF(n), 1000L));
+  public static final ValueCodec TIMESTAMP_MICROS = n -> SharedDates.timestampFromMicros(LONG_OF(n));
+  public static final ValueCodec TIMESTAMP_NANOS = n -> SharedDates.timestampFromMicros(Math.floorDiv(LONG_OF(n), 1000L));
 
   /** Debezium ZonedTimestamp: an ISO-8601 string; kept as the same instant in UTC. */
   public static final ValueCodec ZONED_TIMESTAMP = n -> OffsetDateTime.parse(text(n)).withOffsetSameInstant(ZoneOffset.UTC);
