@@ -508,12 +508,12 @@ public final class DebeziumDecoder implements ChangeDecoder {
 
   /** A key record (or key header): JSON with or without schema envelope, an object of key columns. */
   private Map<String, Object> keyFromJson(byte[] bytes, String what, EventSchema rowSchema) {
-    JsonNode payload = scanEnvelopes ? keyPayload(bytes) : null;
-    JsonNode root = payload;
-    if (payload == null) {
-      root = parse(bytes, what);
-      payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
+    Map<String, Object> streamed = scanEnvelopes ? streamedKey(bytes, rowSchema) : null;
+    if (streamed != null) {
+      return streamed;
     }
+    JsonNode root = parse(bytes, what);
+    JsonNode payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
     return keyColumns(payload, root, what, rowSchema);
   }
 
@@ -542,8 +542,11 @@ public final class DebeziumDecoder implements ChangeDecoder {
     return key.size() == 1 ? Map.of(key.keySet().iterator().next(), key.values().iterator().next()) : key;
   }
 
-  /** The payload of a key envelope of the key schema seen last (learning it otherwise), or null to read it whole. */
-  private JsonNode keyPayload(byte[] bytes) {
+  /**
+   * The key columns of a key envelope of the key schema seen last (learning it otherwise), read
+   * straight from its payload; null to read the key whole (see {@link StreamedPayload#keyColumnsOrNull}).
+   */
+  private Map<String, Object> streamedKey(byte[] bytes, EventSchema rowSchema) {
     EnvelopeScanner.Spans known = keySchemas.match(bytes);
     if (known == null) {
       EnvelopeScanner.Spans spans = EnvelopeScanner.scan(bytes);
@@ -552,7 +555,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
       }
       return null;
     }
-    return StreamedPayload.objectOrNull(JSON, bytes, known.payloadStart(), known.payloadEnd() - known.payloadStart());
+    return StreamedPayload.keyColumnsOrNull(JSON, bytes, known.payloadStart(), known.payloadEnd() - known.payloadStart(), rowSchema);
   }
 
   private static Long lsn(JsonNode source) {

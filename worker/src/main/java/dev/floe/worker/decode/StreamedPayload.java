@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.floe.worker.fold.Unchanged;
 import java.io.IOException;
 import java.util.function.Function;
 
@@ -84,21 +84,46 @@ final class StreamedPayload {
   }
 
   /**
-   * Exactly one JSON object in the range as a tree read gives it, or null: its values read with
-   * {@link #value}, duplicate names resolved as a tree read does (the last wins).
+   * The key columns of a key record's payload read straight into values, as {@link
+   * DebeziumDecoder#keyColumns} reads them from the tree (same map, same order, the last of a
+   * duplicate name winning); null for anything it would refuse or that is not the common shape
+   * (an empty object, a column the row lacks, a null or placeholder, a value its codec refuses),
+   * which the tree read then decides and words. Spares each record an object node and a second map.
    */
-  static ObjectNode objectOrNull(ObjectMapper json, byte[] bytes, int offset, int length) {
+  static java.util.Map<String, Object> keyColumnsOrNull(ObjectMapper json, byte[] bytes, int offset, int length, EventSchema rowSchema) {
     try (JsonParser p = json.createParser(bytes, offset, length)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
-      ObjectNode node = json.getNodeFactory().objectNode();
+      String onlyName = null; // most keys are one column: no map until a second name
+      Object onlyValue = null;
+      java.util.Map<String, Object> columns = null;
       for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
         String name = p.currentName();
         p.nextToken();
-        node.set(name, value(json, p));
+        EventField f = rowSchema.field(name);
+        if (f == null) {
+          return null;
+        }
+        Object v = DebeziumDecoder.readValue(f, value(json, p));
+        if (v == null || v == Unchanged.VALUE) {
+          return null;
+        }
+        if (columns != null) {
+          columns.put(name, v);
+        } else if (onlyName == null || onlyName.equals(name)) {
+          onlyName = name;
+          onlyValue = v;
+        } else {
+          columns = new java.util.LinkedHashMap<>();
+          columns.put(onlyName, onlyValue);
+          columns.put(name, v);
+        }
       }
-      return p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null ? node : null;
+      if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null || onlyName == null) {
+        return null;
+      }
+      return columns != null ? columns : java.util.Map.of(onlyName, onlyValue);
     } catch (IOException | RuntimeException e) {
       return null;
     }

@@ -1,0 +1,67 @@
+package dev.floe.worker.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A key record of a key schema seen before is read straight from its payload; whatever that payload
+ * holds, the decoder decides as the general path (Jackson's tree alone) does.
+ */
+class StreamedKeyTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "{\"id\":1}", "{\"id\":8,\"id\":1}", "{\"id\":1,\"id\":8}", "{\"id\":null,\"id\":1}", "{\"id\":1,\"id\":null}",
+      "{\"id\":null}", "{}", "{\"nope\":1}", "{\"id\":1,\"nope\":1}", "{\"id\":\"1\"}", "{\"id\":1.0}",
+      "{\"id\":\"__debezium_unavailable_value\"}", "{\"id\":{\"a\":1}}", "{\"id\":[1]}", "{\"id\":92233720368547758080}",
+      "[1]", "1", "{\"id\":1} {}", "{\"id\":1"})
+  void aKeyPayloadOfAKnownKeySchemaDecodesAsTheGeneralPathDecodesIt(String payload) throws IOException {
+    // given a captured insert whose key envelope the decoder has seen once (so it knows the key schema)
+    RawRecord captured = firstCapturedWithAKeyEnvelope();
+    DebeziumDecoder streamed = new DebeziumDecoder(List.of("id"));
+    streamed.decode(captured, null);
+    JsonNode key = JSON.readTree(captured.key());
+    String keyJson = "{\"schema\":" + JSON.writeValueAsString(key.get("schema")) + ",\"payload\":" + payload + "}";
+    RawRecord record = new RawRecord(captured.topic(), 0, 1, keyJson.getBytes(StandardCharsets.UTF_8), captured.value(), captured.headers());
+
+    // when the key payload is read straight, and by the general path
+    Decoded fast = streamed.decode(record, null);
+    Decoded reference = DebeziumDecoder.withoutEnvelopeScanner(List.of("id")).decode(record, null);
+
+    // then both reach the same decision
+    assertThat(outcome(fast)).isEqualTo(outcome(reference));
+  }
+
+  private static String outcome(Decoded d) {
+    if (d instanceof ChangeEvent c) {
+      return c.op() + " key=" + c.key() + " " + c.key().getClass().getSimpleName() + " values=" + Arrays.deepToString(c.values());
+    }
+    return d instanceof Decoded.Skip s ? "skip " + s.why() : "rejected";
+  }
+
+  private static RawRecord firstCapturedWithAKeyEnvelope() {
+    try (InputStream in = StreamedKeyTest.class.getResourceAsStream("/debezium/pg15-debezium-3.6.1.jsonl")) {
+      for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+        JsonNode n = JSON.readTree(line);
+        JsonNode key = n.get("key");
+        if (key != null && key.has("schema") && key.path("payload").has("id") && n.path("value").path("payload").path("after").isObject()) {
+          return new RawRecord(n.get("topic").asText(), 0, 0, JSON.writeValueAsBytes(key), JSON.writeValueAsBytes(n.get("value")), java.util.Map.of());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    throw new IllegalStateException("no captured insert with a key envelope");
+  }
+}
