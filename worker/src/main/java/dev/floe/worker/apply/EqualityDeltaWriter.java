@@ -182,10 +182,14 @@ public final class EqualityDeltaWriter {
     return new Rows(out, rowsOfFiles);
   }
 
+  /** The writer factory of a table's data files (Parquet, the table's properties): batches, compaction and the warm-up share it. */
+  public static GenericFileWriterFactory dataFileWriters(Table table, Schema schema) {
+    return new GenericFileWriterFactory.Builder(table).dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
+  }
+
   private static Rows writeRowsOnce(Table table, TableLayout layout, List<Object[]> rows) {
     Schema schema = layout.schema();
-    GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
-        .dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
+    GenericFileWriterFactory factory = dataFileWriters(table, schema);
     OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
         .format(FileFormat.PARQUET).operationId(UUID.randomUUID().toString()).build();
     long targetSize = PropertyUtil.propertyAsLong(table.properties(),

@@ -154,7 +154,7 @@ abstract class KeyLocations {
 
     @Override
     void put(RowKey key, DataFile file, long position) {
-      map.put(raw(key), files.pack(file, position));
+      put(raw(key), file, position);
     }
 
     /** As {@link #put(RowKey, DataFile, long)} for the key's value itself (an int key widened). */

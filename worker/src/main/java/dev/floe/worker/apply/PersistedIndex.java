@@ -179,17 +179,17 @@ public final class PersistedIndex {
         int start = payload.length - 8 - in.available();
         int read = readPrimitiveKeys(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, types[0], files, primitive);
         in.skipBytes(read);
-        n = 0;
-      }
-      for (int e = 0; e < n; e++) {
-        Object[] key = new Object[types.length];
-        for (int i = 0; i < types.length; i++) {
-          byte[] v = new byte[in.readInt()];
-          in.readFully(v);
-          Object value = Conversions.fromByteBuffer(types[i], ByteBuffer.wrap(v));
-          key[i] = value instanceof CharSequence cs ? cs.toString() : value;
+      } else {
+        for (int e = 0; e < n; e++) {
+          Object[] key = new Object[types.length];
+          for (int i = 0; i < types.length; i++) {
+            byte[] v = new byte[in.readInt()];
+            in.readFully(v);
+            Object value = Conversions.fromByteBuffer(types[i], ByteBuffer.wrap(v));
+            key[i] = value instanceof CharSequence cs ? cs.toString() : value;
+          }
+          index.put(new RowKey(key), files[in.readInt()], in.readLong());
         }
-        index.put(new RowKey(key), files[in.readInt()], in.readLong());
       }
       index.mergeState().read(in, live::containsKey);
       if (in.available() != 0) {

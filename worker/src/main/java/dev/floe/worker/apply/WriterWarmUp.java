@@ -12,7 +12,6 @@ import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestWriter;
 import org.apache.iceberg.PartitionSpec;
@@ -39,9 +38,12 @@ public final class WriterWarmUp {
 
   private WriterWarmUp() {}
 
-  /** A writer factory made from the table now, on the thread that owns it; {@link #write} may run on another. */
+  /**
+   * The factory batches write data files with, made from the table now, on the thread that owns
+   * it; {@link #write} may run on another.
+   */
   public static GenericFileWriterFactory factoryFor(Table table, Schema schema) {
-    return new GenericFileWriterFactory.Builder(table).dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
+    return EqualityDeltaWriter.dataFileWriters(table, schema);
   }
 
   /**

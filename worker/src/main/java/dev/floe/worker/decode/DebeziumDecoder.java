@@ -482,7 +482,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
       boolean immutable = v instanceof Number || v instanceof String || v instanceof java.util.UUID
           || v instanceof java.time.temporal.Temporal || v instanceof Boolean;
       if (immutable && pos >= 0 && values[pos] != null && values[pos] != Unchanged.VALUE) {
-        values[pos] = k.getValue();
+        values[pos] = v;
       }
     }
   }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import dev.floe.worker.apply.DeleteCache;
+import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.apply.LiveRows;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
@@ -44,8 +45,7 @@ public final class DataFileRewriter {
    */
   public static Rewritten rewrite(Table table, List<FileScanTask> group, long targetFileSize, Map<Integer, Object> fill) {
     Schema schema = table.schema();
-    GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
-        .dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
+    GenericFileWriterFactory factory = EqualityDeltaWriter.dataFileWriters(table, schema);
     OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
         .format(FileFormat.PARQUET).operationId("compact-" + UUID.randomUUID()).build();
     PartitionKey partitionKey = new PartitionKey(table.spec(), schema);
