@@ -13,9 +13,9 @@ import org.apache.iceberg.DataFile;
 
 /**
  * The storage of a primary-key index: key → (data file, position). A single {@code long} (or
- * {@code int}) key is stored unboxed, file and position packed into one {@code long}; string, UUID,
- * decimal and composite keys encoded into one byte arena ({@link EncodedKeys}); any other key in a
- * hash map of {@link RowKey}s.
+ * {@code int}) key is stored unboxed, file and position packed into one {@code long}, a single UUID
+ * key as its two longs ({@link UuidKeys}); string, decimal and composite keys encoded into one byte
+ * arena ({@link EncodedKeys}); any other key in a hash map of {@link RowKey}s.
  */
 abstract class KeyLocations {
   abstract PrimaryKeyIndex.Location get(RowKey key);
@@ -42,6 +42,9 @@ abstract class KeyLocations {
         }
         case INTEGER -> {
           return new PrimitiveKeys(true);
+        }
+        case UUID -> {
+          return new UuidKeys();
         }
         default -> {}
       }

@@ -210,8 +210,12 @@ public final class DebeziumDecoder implements ChangeDecoder {
       spans = KnownEnvelope.spansOfHead(head, bytes.length);
       envelope = new Envelope(null, head, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
     } else {
-      spans = valueSchemas.match(bytes);
-      if (spans == null) {
+      // A record held whole that starts with the known head: that head's array names its schemas, as a shared head does.
+      head = valueSchemas.matchedHead(bytes, 0, bytes.length);
+      if (head != null) {
+        spans = new EnvelopeScanner.Spans(KnownEnvelope.schemaStart(), head.length - KnownEnvelope.payloadKeyLength(), head.length,
+            bytes.length - 1);
+      } else {
         spans = EnvelopeScanner.scan(bytes);
         if (spans == null) {
           return null;
@@ -220,8 +224,9 @@ public final class DebeziumDecoder implements ChangeDecoder {
       }
       envelope = new Envelope(null, bytes, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
     }
+    byte[] knownHead = head;
     StreamedPayload.Read read = StreamedPayload.read(JSON, bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(),
-        image -> schemasOf(envelope, head).row(image));
+        image -> schemasOf(envelope, knownHead).row(image));
     if (read == null) {
       return null;
     }
@@ -246,7 +251,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
     if (values == null) {
       return null; // no row image: the general path says what is missing
     }
-    EventSchema rowSchema = schemasOf(envelope, head).row(imageField);
+    EventSchema rowSchema = schemasOf(envelope, knownHead).row(imageField);
     return event(record, kind, rowSchema, values, read.lsn());
   }
 

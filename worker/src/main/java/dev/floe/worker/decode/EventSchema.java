@@ -8,11 +8,14 @@ import java.util.Map;
 public final class EventSchema {
   private final List<EventField> fields;
   private final Map<String, Integer> positions = new HashMap<>();
+  private final String[] names;
 
   public EventSchema(List<EventField> fields) {
     this.fields = List.copyOf(fields);
+    this.names = new String[fields.size()];
     for (int i = 0; i < fields.size(); i++) {
       positions.put(fields.get(i).name(), i);
+      names[i] = fields.get(i).name();
     }
   }
 
@@ -27,6 +30,17 @@ public final class EventSchema {
 
   public int position(String name) {
     return positions.getOrDefault(name, -1);
+  }
+
+  /**
+   * The position of {@code name}, looked at {@code expected} first: a row image lists its columns
+   * in its schema's order, so a reader that expects the one after the last finds it without a hash.
+   */
+  public int position(String name, int expected) {
+    if (expected >= 0 && expected < names.length && names[expected].equals(name)) {
+      return expected;
+    }
+    return position(name);
   }
 
   @Override

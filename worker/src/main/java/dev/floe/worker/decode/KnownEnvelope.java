@@ -31,6 +31,16 @@ final class KnownEnvelope {
     return new EnvelopeScanner.Spans(HEAD.length, payloadStart - PAYLOAD.length, payloadStart, b.length - 1);
   }
 
+  /** Where the schema starts in an envelope of JsonConverter's exact layout. */
+  static int schemaStart() {
+    return HEAD.length;
+  }
+
+  /** The length of what separates the schema from the payload, {@code ,"payload":}. */
+  static int payloadKeyLength() {
+    return PAYLOAD.length;
+  }
+
   /**
    * The known head when {@code len} bytes of {@code b} from {@code off} are an envelope of the known
    * schema: they start with its head, then a payload object that runs to the last byte; else null.

@@ -71,14 +71,16 @@ final class StreamedPayload {
     }
     EventSchema s = schema.get();
     Object[] values = new Object[s.fields().size()];
+    int expected = 0;
     for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-      int pos = s.position(p.currentName());
+      int pos = s.position(p.currentName(), expected);
       p.nextToken();
       if (pos < 0) {
         p.skipChildren(); // not a column of the row schema: a tree read would not look at it either
         continue;
       }
       values[pos] = DebeziumDecoder.readValue(s.fields().get(pos), value(json, p));
+      expected = pos + 1;
     }
     return values;
   }
