@@ -90,6 +90,8 @@ public final class EqualityDeltaWriter {
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
 
     List<DeleteFile> deleteFiles = new ArrayList<>();
+    GenericRecord emptyKey = GenericRecord.create(deleteSchema); // copied per key: no name-map lookup per record
+    int[] keyColumns = deleteSchema.columns().stream().mapToInt(f -> schema.columns().indexOf(schema.findField(f.fieldId()))).toArray();
     if (!deletes.isEmpty()) {
       ClusteredEqualityDeleteWriter<Record> writer = new ClusteredEqualityDeleteWriter<>(factory, files, table.io(), targetSize);
       try (writer) {
@@ -103,7 +105,7 @@ public final class EqualityDeltaWriter {
               key.partition(wrapper.wrap(layout.toRecord(stored)));
               partition = key.copy();
             }
-            byPartition.computeIfAbsent(partition, p -> new ArrayList<>()).add(keyRecord(deleteSchema, layout, stored));
+            byPartition.computeIfAbsent(partition, p -> new ArrayList<>()).add(keyRecord(emptyKey, keyColumns, stored));
           }
           for (Map.Entry<StructLike, List<Record>> e : byPartition.entrySet()) {
             for (Record r : e.getValue()) {
@@ -199,9 +201,11 @@ public final class EqualityDeltaWriter {
     List<DataFile> dataFiles = new ArrayList<>();
     if (!rows.isEmpty()) {
       FanoutDataWriter<Record> writer = new FanoutDataWriter<>(factory, files, table.io(), targetSize);
+      // one record refilled per row: the Parquet writer encodes a row as it is added and keeps nothing of it
+      GenericRecord reused = layout.reusableRecord();
       try (writer) {
         for (Object[] row : rows) {
-          Record r = layout.toRecord(row);
+          Record r = layout.fill(reused, row);
           StructLike partition = null;
           if (layout.partitioned()) {
             partitionKey.partition(wrapper.wrap(r));
@@ -235,12 +239,11 @@ public final class EqualityDeltaWriter {
     return from == rows.size() ? out : Map.of();
   }
 
-  private static Record keyRecord(Schema deleteSchema, TableLayout layout, Object[] stored) {
-    GenericRecord r = GenericRecord.create(deleteSchema);
-    Schema full = layout.schema();
-    for (int i = 0; i < deleteSchema.columns().size(); i++) {
-      String name = deleteSchema.columns().get(i).name();
-      r.set(i, stored[full.columns().indexOf(full.findField(name))]);
+  /** The key columns of a stored row, as a record of the delete schema. */
+  private static Record keyRecord(GenericRecord emptyKey, int[] keyColumns, Object[] stored) {
+    GenericRecord r = emptyKey.copy();
+    for (int i = 0; i < keyColumns.length; i++) {
+      r.set(i, stored[keyColumns[i]]);
     }
     return r;
   }

@@ -32,6 +32,12 @@ public final class TableLayout {
   public static final String LSN_COLUMN = "_floe_lsn";
 
   private final Schema schema;
+  /**
+   * An empty record of the schema, copied per row: {@code GenericRecord.create} looks its field
+   * names up in Iceberg's shared Caffeine cache, whose upkeep woke a pool thread often enough to
+   * take a seventh of the contest's Parquet writing.
+   */
+  private final GenericRecord emptyRecord;
   private final int lsnPosition;
   private final PartitionSpec spec;
   private final List<Types.NestedField> columns;
@@ -51,6 +57,7 @@ public final class TableLayout {
 
   public TableLayout(Schema schema, PartitionSpec spec, TableSpec config, Map<Integer, AddedDefaults.Added> added) {
     this.schema = schema;
+    this.emptyRecord = GenericRecord.create(schema);
     this.spec = spec;
     this.columns = schema.columns();
     List<String> key = schema.identifierFieldNames().stream()
@@ -259,11 +266,21 @@ public final class TableLayout {
 
   /** A row as an Iceberg record of the table schema. */
   public Record toRecord(Object[] row) {
-    GenericRecord r = GenericRecord.create(schema);
-    for (int i = 0; i < row.length; i++) {
-      r.set(i, row[i]);
+    return fill(emptyRecord.copy(), row);
+  }
+
+  /** A record of the schema to {@link #fill} again and again, for a writer that takes each row as it comes. */
+  public GenericRecord reusableRecord() {
+    return emptyRecord.copy();
+  }
+
+  /** {@code into} holding the row's values (and null in any column past the row's end). */
+  public Record fill(GenericRecord into, Object[] row) {
+    int n = columns.size();
+    for (int i = 0; i < n; i++) {
+      into.set(i, i < row.length ? row[i] : null);
     }
-    return r;
+    return into;
   }
 
   private int position(String name) {

@@ -1,7 +1,6 @@
 package dev.floe.worker.apply;
 
 import dev.floe.worker.fold.RowKey;
-import java.util.Arrays;
 import java.util.UUID;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
@@ -9,19 +8,23 @@ import org.apache.iceberg.DataFile;
 
 /**
  * Key locations for one UUID key column: the key's two halves unboxed in open addressing, file and
- * position packed in one {@code long}. A lookup reads three arrays and allocates nothing, where the
- * byte-encoded store ({@link EncodedKeys}) encoded every looked-up key into a new array first: the
+ * position packed in one {@code long}, the three side by side. A lookup reads one slot and
+ * allocates nothing, where the byte-encoded store ({@link EncodedKeys}) encoded every looked-up key into a new array first: the
  * contest's uuid-keyed index spent a fifth of the applying thread in it.
  */
 final class UuidKeys extends KeyLocations {
   private static final long EMPTY = -1;
   private static final long REMOVED = -2;
+  /** Longs per slot: the key's two halves and its packed location, side by side (one cache line per probe, not three). */
+  private static final int STRIDE = 3;
 
   private final KeyLocations.PackedFiles files = new KeyLocations.PackedFiles();
-  private long[] most;
-  private long[] least;
-  /** Slot → packed file and position (never negative), or {@link #EMPTY} or {@link #REMOVED}. */
-  private long[] locations;
+  /**
+   * Per slot: most and least significant bits of the key, then the packed file and position (never
+   * negative), or {@link #EMPTY} or {@link #REMOVED}.
+   */
+  private long[] slots;
+  private int capacity;
   private int size;
   /** Slots live or removed: what ends a probe sooner or later. */
   private int used;
@@ -32,16 +35,15 @@ final class UuidKeys extends KeyLocations {
 
   /** @param capacity the first table's slots, a power of two (small in tests: long probes, many rebuilds) */
   UuidKeys(int capacity) {
-    most = new long[capacity];
-    least = new long[capacity];
-    locations = emptySlots(capacity);
+    this.capacity = capacity;
+    this.slots = emptySlots(capacity);
   }
 
   @Override
   PrimaryKeyIndex.Location get(RowKey key) {
     UUID u = (UUID) key.get(0);
     int slot = find(u.getMostSignificantBits(), u.getLeastSignificantBits());
-    return slot < 0 ? null : files.unpack(locations[slot]);
+    return slot < 0 ? null : files.unpack(slots[slot + 2]);
   }
 
   @Override
@@ -52,24 +54,25 @@ final class UuidKeys extends KeyLocations {
     long l = u.getLeastSignificantBits();
     int slot = find(m, l);
     if (slot >= 0) {
-      locations[slot] = packed;
+      slots[slot + 2] = packed;
       return;
     }
-    if ((used + 1) * 4L > locations.length * 3L) {
+    if ((used + 1) * 4L > capacity * 3L) {
       // mostly live: grow; mostly removed: rebuild at the same size, which drops them
-      rehash(size + 1 > locations.length * 3 / 8 ? locations.length * 2 : locations.length);
+      rehash(size + 1 > capacity * 3 / 8 ? capacity * 2 : capacity);
     }
-    int mask = locations.length - 1;
+    int mask = capacity - 1;
     int i = hash(m, l) & mask;
-    while (locations[i] >= 0) {
+    while (slots[i * STRIDE + 2] >= 0) {
       i = (i + 1) & mask;
     }
-    if (locations[i] == EMPTY) {
+    int at = i * STRIDE;
+    if (slots[at + 2] == EMPTY) {
       used++;
     }
-    most[i] = m;
-    least[i] = l;
-    locations[i] = packed;
+    slots[at] = m;
+    slots[at + 1] = l;
+    slots[at + 2] = packed;
     size++;
   }
 
@@ -78,7 +81,7 @@ final class UuidKeys extends KeyLocations {
     UUID u = (UUID) key.get(0);
     int slot = find(u.getMostSignificantBits(), u.getLeastSignificantBits());
     if (slot >= 0) {
-      locations[slot] = REMOVED;
+      slots[slot + 2] = REMOVED;
       size--;
     }
   }
@@ -89,9 +92,9 @@ final class UuidKeys extends KeyLocations {
     if (gone == null) {
       return;
     }
-    for (int i = 0; i < locations.length; i++) {
-      if (locations[i] >= 0 && KeyLocations.PackedFiles.in(locations[i], gone)) {
-        locations[i] = REMOVED;
+    for (int at = 0; at < slots.length; at += STRIDE) {
+      if (slots[at + 2] >= 0 && KeyLocations.PackedFiles.in(slots[at + 2], gone)) {
+        slots[at + 2] = REMOVED;
         size--;
       }
     }
@@ -104,54 +107,56 @@ final class UuidKeys extends KeyLocations {
 
   @Override
   void forEach(BiConsumer<RowKey, PrimaryKeyIndex.Location> action) {
-    for (int i = 0; i < locations.length; i++) {
-      if (locations[i] >= 0) {
-        action.accept(new RowKey(new Object[] {new UUID(most[i], least[i])}), files.unpack(locations[i]));
+    for (int at = 0; at < slots.length; at += STRIDE) {
+      if (slots[at + 2] >= 0) {
+        action.accept(new RowKey(new Object[] {new UUID(slots[at], slots[at + 1])}), files.unpack(slots[at + 2]));
       }
     }
   }
 
   @Override
   long footprintBytes() {
-    return locations.length * 24L;
+    return slots.length * 8L;
   }
 
+  /** The array offset of the key's slot, or -1. */
   private int find(long m, long l) {
-    int mask = locations.length - 1;
-    for (int i = hash(m, l) & mask; locations[i] != EMPTY; i = (i + 1) & mask) {
-      if (locations[i] >= 0 && most[i] == m && least[i] == l) {
-        return i;
+    int mask = capacity - 1;
+    for (int i = hash(m, l) & mask; ; i = (i + 1) & mask) {
+      int at = i * STRIDE;
+      long location = slots[at + 2];
+      if (location == EMPTY) {
+        return -1;
+      }
+      if (location >= 0 && slots[at] == m && slots[at + 1] == l) {
+        return at;
       }
     }
-    return -1;
   }
 
-  private void rehash(int capacity) {
-    long[] oldMost = most;
-    long[] oldLeast = least;
-    long[] oldLocations = locations;
-    most = new long[capacity];
-    least = new long[capacity];
-    locations = emptySlots(capacity);
+  private void rehash(int newCapacity) {
+    long[] old = slots;
+    slots = emptySlots(newCapacity);
+    capacity = newCapacity;
     used = 0;
-    int mask = capacity - 1;
-    for (int s = 0; s < oldLocations.length; s++) {
-      if (oldLocations[s] >= 0) {
-        int i = hash(oldMost[s], oldLeast[s]) & mask;
-        while (locations[i] != EMPTY) {
+    int mask = newCapacity - 1;
+    for (int from = 0; from < old.length; from += STRIDE) {
+      if (old[from + 2] >= 0) {
+        int i = hash(old[from], old[from + 1]) & mask;
+        while (slots[i * STRIDE + 2] != EMPTY) {
           i = (i + 1) & mask;
         }
-        most[i] = oldMost[s];
-        least[i] = oldLeast[s];
-        locations[i] = oldLocations[s];
+        System.arraycopy(old, from, slots, i * STRIDE, STRIDE);
         used++;
       }
     }
   }
 
   private static long[] emptySlots(int capacity) {
-    long[] slots = new long[capacity];
-    Arrays.fill(slots, EMPTY);
+    long[] slots = new long[capacity * STRIDE];
+    for (int at = 2; at < slots.length; at += STRIDE) {
+      slots[at] = EMPTY;
+    }
     return slots;
   }
 

@@ -53,11 +53,13 @@ public final class DataFileRewriter {
     long rows = 0;
     FanoutDataWriter<Record> writer = new FanoutDataWriter<>(factory, files, table.io(), targetFileSize);
     DeleteCache deletes = DeleteCache.ofHeap(); // the group's files share their delete files: each is loaded once
+    // one record refilled per row: the Parquet writer encodes a row as it is added and keeps nothing of it
+    GenericRecord out = GenericRecord.create(schema);
     try (writer) {
       for (FileScanTask task : group) {
         try (CloseableIterable<Record> live = LiveRows.read(table, task, schema, deletes)) {
           for (Record r : live) {
-            Record out = copy(r, schema);
+            copy(r, out, schema);
             fill.forEach((id, value) -> out.setField(schema.findField(id).name(), value));
             StructLike partition = null;
             if (table.spec().isPartitioned()) {
@@ -75,12 +77,10 @@ public final class DataFileRewriter {
     return new Rewritten(new ArrayList<>(writer.result().dataFiles()), rows);
   }
 
-  private static Record copy(Record r, Schema schema) {
-    GenericRecord out = GenericRecord.create(schema);
+  private static void copy(Record r, GenericRecord out, Schema schema) {
     List<Types.NestedField> columns = schema.columns();
     for (int i = 0; i < columns.size(); i++) {
       out.set(i, r.getField(columns.get(i).name()));
     }
-    return out;
   }
 }
