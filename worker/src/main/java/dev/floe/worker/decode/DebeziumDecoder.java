@@ -213,8 +213,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
       // A record held whole that starts with the known head: that head's array names its schemas, as a shared head does.
       head = valueSchemas.matchedHead(bytes, 0, bytes.length);
       if (head != null) {
-        spans = new EnvelopeScanner.Spans(KnownEnvelope.schemaStart(), head.length - KnownEnvelope.payloadKeyLength(), head.length,
-            bytes.length - 1);
+        spans = KnownEnvelope.spansOfWhole(head, bytes.length);
       } else {
         spans = EnvelopeScanner.scan(bytes);
         if (spans == null) {
@@ -560,7 +559,10 @@ public final class DebeziumDecoder implements ChangeDecoder {
       }
       return null;
     }
-    return StreamedPayload.keyColumnsOrNull(JSON, bytes, known.payloadStart(), known.payloadEnd() - known.payloadStart(), rowSchema);
+    int start = known.payloadStart();
+    int length = known.payloadEnd() - start;
+    Map<String, Object> oneColumn = KeyPayload.oneColumnOrNull(bytes, start, length, rowSchema);
+    return oneColumn != null ? oneColumn : StreamedPayload.keyColumnsOrNull(JSON, bytes, start, length, rowSchema);
   }
 
   private static Long lsn(JsonNode source) {

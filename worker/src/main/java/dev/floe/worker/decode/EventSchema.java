@@ -43,6 +43,29 @@ public final class EventSchema {
     return position(name);
   }
 
+  /**
+   * The position of the column whose name is the ASCII bytes {@code b[offset, offset + length)}, or
+   * -1: a name found without first making it a string.
+   */
+  int positionOfAscii(byte[] b, int offset, int length) {
+    for (int i = 0; i < names.length; i++) {
+      String name = names[i];
+      if (name.length() == length && sameAscii(name, b, offset)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static boolean sameAscii(String name, byte[] b, int offset) {
+    for (int c = 0; c < name.length(); c++) {
+      if (name.charAt(c) != b[offset + c]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   @Override
   public String toString() {
     return fields.stream().map(f -> f.name() + ":" + f.type()).toList().toString();

@@ -23,22 +23,13 @@ final class KnownEnvelope {
   /** The spans of {@code b} when it is an envelope of the known schema; else null. */
   EnvelopeScanner.Spans match(byte[] b) {
     byte[] h = matchedHead(b, 0, b.length);
-    if (h == null) {
-      return null;
-    }
-    int payloadStart = h.length;
+    return h == null ? null : spansOfWhole(h, b.length);
+  }
+
+  /** The spans of an envelope of {@code length} bytes held whole that starts with a head this class learned. */
+  static EnvelopeScanner.Spans spansOfWhole(byte[] head, int length) {
     // The payload runs to the envelope's last brace; the caller parses it strictly (one object, nothing after).
-    return new EnvelopeScanner.Spans(HEAD.length, payloadStart - PAYLOAD.length, payloadStart, b.length - 1);
-  }
-
-  /** Where the schema starts in an envelope of JsonConverter's exact layout. */
-  static int schemaStart() {
-    return HEAD.length;
-  }
-
-  /** The length of what separates the schema from the payload, {@code ,"payload":}. */
-  static int payloadKeyLength() {
-    return PAYLOAD.length;
+    return new EnvelopeScanner.Spans(HEAD.length, head.length - PAYLOAD.length, head.length, length - 1);
   }
 
   /**

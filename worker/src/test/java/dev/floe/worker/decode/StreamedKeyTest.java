@@ -10,6 +10,12 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -41,6 +47,29 @@ class StreamedKeyTest {
 
     // then both reach the same decision
     assertThat(outcome(fast)).isEqualTo(outcome(reference));
+  }
+
+  /** Key payloads near the one-column shape read by comparing bytes: numbers and strings of every kind, names, layouts. */
+  @Property(tries = 300)
+  void aGeneratedKeyPayloadDecodesAsTheGeneralPathDecodesIt(@ForAll("keyPayloads") String payload) throws IOException {
+    aKeyPayloadOfAKnownKeySchemaDecodesAsTheGeneralPathDecodesIt(payload);
+  }
+
+  @Provide
+  Arbitrary<String> keyPayloads() {
+    Arbitrary<String> numbers = Arbitraries.oneOf(
+        Arbitraries.longs().map(String::valueOf), Arbitraries.integers().map(String::valueOf),
+        Arbitraries.strings().withChars("0123456789-+.eE").ofMinLength(1).ofMaxLength(22),
+        Arbitraries.of("0", "-0", "00", "01", "-01", "2147483647", "2147483648", "-2147483648", "-2147483649",
+            "999999999999999999", "1000000000000000000", "9223372036854775807", "9223372036854775808", "1e3", "1.5", "-"));
+    Arbitrary<String> strings = Arbitraries.oneOf(
+        Arbitraries.strings().ascii().ofMaxLength(12), Arbitraries.strings().withChars("1a\\\"\u00e9\u0001 ").ofMaxLength(6),
+        Arbitraries.of("__debezium_unavailable_value", ""))
+        .map(v -> "\"" + v + "\"");
+    Arbitrary<String> values = Arbitraries.oneOf(numbers, strings, Arbitraries.of("null", "true", "{}", "[1]"));
+    Arbitrary<String> names = Arbitraries.of("id", "id", "id", "ID", "nope", "i\\u0064", "", "id ");
+    return Combinators.combine(names, values, Arbitraries.of("", "", "", " ", ",\"id\":1", "}"))
+        .as((name, value, tail) -> "{\"" + name + "\":" + value + tail + "}");
   }
 
   private static String outcome(Decoded d) {
