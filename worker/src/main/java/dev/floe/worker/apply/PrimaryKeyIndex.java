@@ -280,7 +280,6 @@ public final class PrimaryKeyIndex {
     for (int p : layout.keyPositions()) {
       fromState[p] = true; // the key itself is known
     }
-    Map<String, StateReads> fromStateByFile = new HashMap<>();
     for (Map.Entry<RowKey, boolean[]> e : needs.entrySet()) {
       Location l = locations.get(e.getKey());
       if (l == null) {
@@ -290,13 +289,12 @@ public final class PrimaryKeyIndex {
       boolean[] need = e.getValue();
       if (need != null && state.hasFile(path) && covered(need, fromState)) {
         Object[] row = layout.keyRow(e.getKey());
-        out.put(e.getKey(), row);
-        StateReads reads = fromStateByFile.get(path);
-        if (reads == null) {
-          reads = new StateReads();
-          fromStateByFile.put(path, reads);
+        for (int c = 0; c < held.length; c++) {
+          if (fromState[held[c].position()]) {
+            row[held[c].position()] = state.value(path, l.position(), c);
+          }
         }
-        reads.add(l.position(), row);
+        out.put(e.getKey(), row);
         continue;
       }
       files.put(path, l.file());
@@ -306,31 +304,10 @@ public final class PrimaryKeyIndex {
         cols[i] |= need == null || need[i];
       }
     }
-    // the merge state's values read per file, in position order (its arrays streamed, not hit at random)
-    for (Map.Entry<String, StateReads> e : fromStateByFile.entrySet()) {
-      StateReads reads = e.getValue();
-      state.readInto(e.getKey(), reads.positions, reads.rows, reads.count, fromState);
-    }
     for (Map.Entry<String, Map<Long, RowKey>> e : wanted.entrySet()) {
       readPositions(table, files.get(e.getKey()), e.getValue(), columnsByFile.get(e.getKey()), layout, out);
     }
     return out;
-  }
-
-  /** The rows of one file whose stored values the merge state gives: their positions, and the rows to fill. */
-  private static final class StateReads {
-    long[] positions = new long[16];
-    Object[][] rows = new Object[16][];
-    int count;
-
-    void add(long position, Object[] row) {
-      if (count == positions.length) {
-        positions = java.util.Arrays.copyOf(positions, count * 2);
-        rows = java.util.Arrays.copyOf(rows, count * 2);
-      }
-      positions[count] = position;
-      rows[count++] = row;
-    }
   }
 
   private static boolean covered(boolean[] need, boolean[] known) {
