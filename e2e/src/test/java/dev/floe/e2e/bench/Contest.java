@@ -99,12 +99,7 @@ final class Contest {
         writeGcMillis += gcMillis() - gc0;
       }
     }
-    Map<UUID, Long> read = new HashMap<>();
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(engine.table()).build()) {
-      for (Record r : rows) {
-        read.put((UUID) r.getField("uuid"), (Long) r.getField("requests"));
-      }
-    }
+    Map<UUID, Long> read = requestsPerKey(engine.table());
     assertThat(read).as("the oracle: request sums per key").isEqualTo(requests);
     // the timed reads hold nothing: the oracle's map is out of them; each runs twice, the faster counts
     double readSeconds = Math.min(FloeBenchmark.scanSeconds(engine.table()), FloeBenchmark.scanSeconds(engine.table()));
@@ -116,6 +111,7 @@ final class Contest {
     SelfCompactor.Report compacted = new SelfCompactor(engine.table(), CompactionSpec.DEFAULTS).run(SelfCompactionPlanner.Trigger.IDLE, () -> true);
     double selfCompactionSeconds = (System.nanoTime() - t2) / 1e9;
     engine.table().refresh();
+    assertThat(requestsPerKey(engine.table())).as("the oracle after the idle self-compaction").isEqualTo(requests);
     double idleReadSeconds = Math.min(FloeBenchmark.scanSeconds(engine.table()), FloeBenchmark.scanSeconds(engine.table()));
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("writeSeconds", writeNanos / 1e9);
@@ -137,6 +133,16 @@ final class Contest {
     }
     System.out.println("contest " + mode + ": " + out);
     return out;
+  }
+
+  private static Map<UUID, Long> requestsPerKey(Table table) throws IOException {
+    Map<UUID, Long> read = new HashMap<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      for (Record r : rows) {
+        read.put((UUID) r.getField("uuid"), (Long) r.getField("requests"));
+      }
+    }
+    return read;
   }
 
   /** Collection time of this JVM so far, every collector: the write's share says what the held batch costs. */
