@@ -90,9 +90,9 @@ public final class EqualityDeltaWriter {
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
 
     List<DeleteFile> deleteFiles = new ArrayList<>();
-    GenericRecord emptyKey = GenericRecord.create(deleteSchema); // copied per key: no name-map lookup per record
-    int[] keyColumns = deleteSchema.columns().stream().mapToInt(f -> schema.columns().indexOf(schema.findField(f.fieldId()))).toArray();
     if (!deletes.isEmpty()) {
+      GenericRecord emptyKey = GenericRecord.create(deleteSchema); // copied per key: no name-map lookup per record
+      int[] keyColumns = deleteSchema.columns().stream().mapToInt(f -> schema.columns().indexOf(schema.findField(f.fieldId()))).toArray();
       ClusteredEqualityDeleteWriter<Record> writer = new ClusteredEqualityDeleteWriter<>(factory, files, table.io(), targetSize);
       try (writer) {
         for (PartitionSpec spec : deleteSpecs) {

@@ -9,8 +9,8 @@ import org.apache.iceberg.DataFile;
 /**
  * Key locations for one UUID key column: the key's two halves unboxed in open addressing, file and
  * position packed in one {@code long}, the three side by side. A lookup reads one slot and
- * allocates nothing, where the byte-encoded store ({@link EncodedKeys}) encoded every looked-up key into a new array first: the
- * contest's uuid-keyed index spent a fifth of the applying thread in it.
+ * allocates nothing, where the byte-encoded store ({@link EncodedKeys}) first encoded every key
+ * looked up into a new array: the contest's uuid-keyed index spent a fifth of the applying thread in it.
  */
 final class UuidKeys extends KeyLocations {
   private static final long EMPTY = -1;

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.worker.fold.RowKey;
 import java.math.BigDecimal;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -28,47 +26,20 @@ class EncodedKeysTest {
   static final Type[] COMPOSITE = {Types.StringType.get(), Types.LongType.get()};
   static final List<DataFile> FILES = List.of(file("a"), file("b"), file("c"), file("d"));
 
-  /** One operation: 0 put, 1 remove, 2 drop every key of a file. */
-  record Op(int kind, String name, long part, int file, long position) {}
-
   @Property
-  void behavesAsAMapUnderPutsRemovesAndFileDrops(@ForAll("ops") List<Op> ops) {
-    EncodedKeys keys = new EncodedKeys(COMPOSITE, 64); // reclaim removed keys' space early and often
-    Map<RowKey, PrimaryKeyIndex.Location> model = new HashMap<>();
-    for (Op op : ops) {
-      RowKey key = new RowKey(new Object[] {op.name(), op.part()});
-      switch (op.kind()) {
-        case 0 -> {
-          keys.put(key, FILES.get(op.file()), op.position());
-          model.put(key, new PrimaryKeyIndex.Location(FILES.get(op.file()), op.position()));
-        }
-        case 1 -> {
-          keys.remove(key);
-          model.remove(key);
-        }
-        default -> {
-          String gone = FILES.get(op.file()).location();
-          keys.removeFiles(gone::equals);
-          model.values().removeIf(l -> l.file().location().equals(gone));
-        }
-      }
-      assertThat(keys.get(key)).isEqualTo(model.get(key));
-    }
-    assertThat(keys.size()).isEqualTo(model.size());
-    Map<RowKey, PrimaryKeyIndex.Location> all = new HashMap<>();
-    keys.forEach(all::put);
-    assertThat(all).isEqualTo(model);
-    model.forEach((k, l) -> assertThat(keys.get(k)).isEqualTo(l));
+  void behavesAsAMapUnderPutsRemovesAndFileDrops(@ForAll("ops") List<KeyLocationsModel.Op> ops) {
+    KeyLocationsModel.assertBehavesAsAMap(new EncodedKeys(COMPOSITE, 64), ops); // reclaim removed keys' space early and often
   }
 
   @Provide
-  Arbitrary<List<Op>> ops() {
+  Arbitrary<List<KeyLocationsModel.Op>> ops() {
     Arbitrary<Integer> kind = Arbitraries.frequency(Tuple.of(6, 0), Tuple.of(3, 1), Tuple.of(1, 2));
     Arbitrary<String> name = Arbitraries.strings().ofMaxLength(40).injectDuplicates(0.5);
     Arbitrary<Long> part = Arbitraries.longs().between(-3, 3);
     Arbitrary<Integer> file = Arbitraries.integers().between(0, FILES.size() - 1);
     Arbitrary<Long> position = Arbitraries.longs().between(0, (1L << 40) - 1);
-    return Combinators.combine(kind, name, part, file, position).as(Op::new).list().ofMaxSize(3_000);
+    return Combinators.combine(kind, name, part, file, position)
+        .as((k, n, p, f, pos) -> new KeyLocationsModel.Op(k, new RowKey(new Object[] {n, p}), f, pos)).list().ofMaxSize(3_000);
   }
 
   @Test

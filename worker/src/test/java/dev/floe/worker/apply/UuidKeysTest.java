@@ -3,9 +3,7 @@ package dev.floe.worker.apply;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.worker.fold.RowKey;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -21,47 +19,20 @@ import org.junit.jupiter.api.Test;
 class UuidKeysTest {
   static final List<DataFile> FILES = EncodedKeysTest.FILES;
 
-  /** One operation: 0 put, 1 remove, 2 drop every key of a file. */
-  record Op(int kind, long most, long least, int file, long position) {}
-
   @Property(tries = 200)
-  void behavesAsAMapUnderPutsRemovesAndFileDrops(@ForAll("ops") List<Op> ops) {
-    UuidKeys keys = new UuidKeys(4); // long probe runs and many rebuilds from the first puts
-    Map<RowKey, PrimaryKeyIndex.Location> model = new HashMap<>();
-    for (Op op : ops) {
-      RowKey key = new RowKey(new Object[] {new UUID(op.most(), op.least())});
-      switch (op.kind()) {
-        case 0 -> {
-          keys.put(key, FILES.get(op.file()), op.position());
-          model.put(key, new PrimaryKeyIndex.Location(FILES.get(op.file()), op.position()));
-        }
-        case 1 -> {
-          keys.remove(key);
-          model.remove(key);
-        }
-        default -> {
-          String gone = FILES.get(op.file()).location();
-          keys.removeFiles(gone::equals);
-          model.values().removeIf(l -> l.file().location().equals(gone));
-        }
-      }
-      assertThat(keys.get(key)).isEqualTo(model.get(key));
-    }
-    assertThat(keys.size()).isEqualTo(model.size());
-    Map<RowKey, PrimaryKeyIndex.Location> all = new HashMap<>();
-    keys.forEach(all::put);
-    assertThat(all).isEqualTo(model);
-    model.forEach((k, l) -> assertThat(keys.get(k)).isEqualTo(l));
+  void behavesAsAMapUnderPutsRemovesAndFileDrops(@ForAll("ops") List<KeyLocationsModel.Op> ops) {
+    KeyLocationsModel.assertBehavesAsAMap(new UuidKeys(4), ops); // long probe runs and many rebuilds from the first puts
   }
 
   @Provide
-  Arbitrary<List<Op>> ops() {
+  Arbitrary<List<KeyLocationsModel.Op>> ops() {
     Arbitrary<Integer> kind = Arbitraries.frequency(Tuple.of(6, 0), Tuple.of(3, 1), Tuple.of(1, 2));
     // halves from a small range: repeated keys, and keys that differ in one half only
     Arbitrary<Long> half = Arbitraries.oneOf(Arbitraries.longs().between(-3, 600), Arbitraries.longs());
     Arbitrary<Integer> file = Arbitraries.integers().between(0, FILES.size() - 1);
     Arbitrary<Long> position = Arbitraries.longs().between(0, (1L << 40) - 1);
-    return Combinators.combine(kind, half, half, file, position).as(Op::new).list().ofMaxSize(3_000);
+    return Combinators.combine(kind, half, half, file, position)
+        .as((k, m, l, f, pos) -> new KeyLocationsModel.Op(k, new RowKey(new Object[] {new UUID(m, l)}), f, pos)).list().ofMaxSize(3_000);
   }
 
   @Test
