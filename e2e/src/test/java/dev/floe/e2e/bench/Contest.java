@@ -10,6 +10,7 @@ import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.config.WriteMode;
+import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.decode.SharedSchemas;
 import dev.floe.worker.engine.DeadLetters;
@@ -30,6 +31,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -38,7 +43,9 @@ import org.apache.iceberg.io.CloseableIterable;
 /**
  * The CCF BDCI 2022 data-lake contest: a base load, then 10 upsert batches over a uuid key,
  * {@code requests} summed, {@code name} last non-null, others last; write seconds and full read
- * seconds as the contest scored them, checked against an oracle (the request sums per key).
+ * seconds as the contest scored them, checked against an oracle (the request sums per key). The
+ * engine runs as a worker runs it: each batch is decoded ahead, on a thread of its own, while the
+ * batch before it applies; the write seconds run from the first batch's decode to the last commit.
  */
 final class Contest {
   private static final int MAX_RECORDS = 500_000;
@@ -62,42 +69,45 @@ final class Contest {
         ConnectColumn.int64("requests"), ConnectColumn.string("name"), ConnectColumn.string("city"),
         ConnectColumn.string("job"), ConnectColumn.string("phonenum"))).key("uuid");
     Random random = new Random(2022);
-    // records held as a worker's consumer holds them: the repeated schema shared, the payload alone copied
     SharedSchemas held = new SharedSchemas();
     List<UUID> keys = new ArrayList<>(base);
     Map<UUID, Long> requests = new HashMap<>();
     long writeNanos = 0;
     long writeGcMillis = 0;
+    long decodeAheadNanos = 0;
     int baseChunks = 5; // the base load arrives in five parts
+    // a worker closes a batch at 500,000 records by default: a larger upsert batch commits in parts
+    List<Integer> parts = new ArrayList<>();
     for (int b = -baseChunks; b < 10; b++) {
       int size = b < 0 ? base / baseChunks : batchSize;
-      // a worker closes a batch at 500,000 records by default: a larger upsert batch commits in parts
       for (int part = 0; part < size; part += MAX_RECORDS) {
-        List<RawRecord> batch = new ArrayList<>();
-        for (int i = part; i < Math.min(size, part + MAX_RECORDS); i++) {
-          UUID key = b < 0 ? new UUID(random.nextLong(), random.nextLong()) : keys.get(random.nextInt(keys.size()));
-          if (b < 0) {
-            keys.add(key);
-          }
-          long req = random.nextInt(1000);
-          requests.merge(key, req, Long::sum);
-          Map<String, Object> row = new HashMap<>();
-          row.put("uuid", key);
-          row.put("ip", "10." + random.nextInt(255) + ".0.1");
-          row.put("hostname", "host-" + random.nextInt(10_000));
-          row.put("requests", req);
-          row.put("name", random.nextInt(4) == 0 ? null : "name-" + random.nextInt(100_000));
-          row.put("city", "city-" + random.nextInt(500));
-          row.put("job", "job-" + random.nextInt(50));
-          row.put("phonenum", String.valueOf(13_000_000_000L + random.nextInt(1_000_000_000)));
-          batch.add(held.share(source.insert(Math.floorMod(key.hashCode(), 4), row)));
-        }
+        parts.add((b < 0 ? -1 : 1) * Math.min(MAX_RECORDS, size - part)); // negative: a part of the base load
+      }
+    }
+    // As a worker runs: the next batch is polled and decoded ahead on its own thread while the
+    // current one applies (AheadDecoder). Making the records is the harness's work and is not timed.
+    ExecutorService decoding = Executors.newSingleThreadExecutor(r -> new Thread(r, "contest-decode-ahead"));
+    try {
+      List<RawRecord> next = upserts(parts.get(0), keys, requests, random, source, held);
+      long t = System.nanoTime();
+      decodeAhead(engine, next);
+      writeNanos += System.nanoTime() - t;
+      for (int i = 0; i < parts.size(); i++) {
+        List<RawRecord> batch = next;
+        next = i + 1 < parts.size() ? upserts(parts.get(i + 1), keys, requests, random, source, held) : List.of();
+        List<RawRecord> ahead = next;
         long gc0 = gcMillis();
         long t0 = System.nanoTime();
+        Future<Long> decoded = decoding.submit(() -> decodeAhead(engine, ahead));
         engine.apply(batch, DeadLetters.DISCARD);
+        decodeAheadNanos += decoded.get();
         writeNanos += System.nanoTime() - t0;
         writeGcMillis += gcMillis() - gc0;
       }
+    } catch (InterruptedException | ExecutionException e) {
+      throw new IllegalStateException("decoding ahead failed", e);
+    } finally {
+      decoding.shutdownNow();
     }
     Map<UUID, Long> read = requestsPerKey(engine.table());
     assertThat(read).as("the oracle: request sums per key").isEqualTo(requests);
@@ -116,6 +126,7 @@ final class Contest {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("writeSeconds", writeNanos / 1e9);
     out.put("writeGcPauseSeconds", writeGcMillis / 1e3);
+    out.put("decodeAheadSeconds", decodeAheadNanos / 1e9);
     out.put("readSeconds", readSeconds);
     out.put("freshReadSeconds", freshReadSeconds);
     out.put("readRatioToFresh", readSeconds / freshReadSeconds);
@@ -133,6 +144,48 @@ final class Contest {
     }
     System.out.println("contest " + mode + ": " + out);
     return out;
+  }
+
+  /**
+   * The records of one batch: {@code count} new keys of the base load when negative, else upserts of
+   * random known keys; the oracle (request sums per key) follows them.
+   */
+  private static List<RawRecord> upserts(int count, List<UUID> keys, Map<UUID, Long> requests, Random random,
+      DebeziumEnvelopes source, SharedSchemas held) {
+    boolean baseLoad = count < 0;
+    List<RawRecord> batch = new ArrayList<>(Math.abs(count));
+    for (int i = 0; i < Math.abs(count); i++) {
+      UUID key = baseLoad ? new UUID(random.nextLong(), random.nextLong()) : keys.get(random.nextInt(keys.size()));
+      if (baseLoad) {
+        keys.add(key);
+      }
+      long req = random.nextInt(1000);
+      requests.merge(key, req, Long::sum);
+      Map<String, Object> row = new HashMap<>();
+      row.put("uuid", key);
+      row.put("ip", "10." + random.nextInt(255) + ".0.1");
+      row.put("hostname", "host-" + random.nextInt(10_000));
+      row.put("requests", req);
+      row.put("name", random.nextInt(4) == 0 ? null : "name-" + random.nextInt(100_000));
+      row.put("city", "city-" + random.nextInt(500));
+      row.put("job", "job-" + random.nextInt(50));
+      row.put("phonenum", String.valueOf(13_000_000_000L + random.nextInt(1_000_000_000)));
+      // held as a worker's consumer holds them: the repeated schema shared, the payload alone copied
+      batch.add(held.share(source.insert(Math.floorMod(key.hashCode(), 4), row)));
+    }
+    return batch;
+  }
+
+  /** Decodes records as a worker's decoding thread does, each decode kept in place of its bytes; returns the nanoseconds it took. */
+  private static long decodeAhead(SinkEngine engine, List<RawRecord> records) {
+    long t0 = System.nanoTime();
+    for (RawRecord r : records) {
+      Decoded d = engine.decodeAhead(r);
+      if (d != null) {
+        r.keepDecoded(d);
+      }
+    }
+    return System.nanoTime() - t0;
   }
 
   private static Map<UUID, Long> requestsPerKey(Table table) throws IOException {

@@ -20,6 +20,11 @@ import org.apache.iceberg.DataFile;
 abstract class KeyLocations {
   abstract PrimaryKeyIndex.Location get(RowKey key);
 
+  /** Whether the key is held: as {@code get(key) != null}, without making the location. */
+  boolean contains(RowKey key) {
+    return get(key) != null;
+  }
+
   abstract void put(RowKey key, DataFile file, long position);
 
   abstract void remove(RowKey key);
@@ -152,7 +157,13 @@ abstract class KeyLocations {
     @Override
     PrimaryKeyIndex.Location get(RowKey key) {
       long k = raw(key);
-      return map.containsKey(k) ? files.unpack(map.get(k)) : null;
+      int slot = map.indexOf(k); // one probe, not containsKey and get
+      return map.indexExists(slot) ? files.unpack(map.indexGet(slot)) : null;
+    }
+
+    @Override
+    boolean contains(RowKey key) {
+      return map.containsKey(raw(key));
     }
 
     @Override

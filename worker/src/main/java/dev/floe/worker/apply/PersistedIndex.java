@@ -179,6 +179,10 @@ public final class PersistedIndex {
         int start = payload.length - 8 - in.available();
         int read = readPrimitiveKeys(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, types[0], files, primitive);
         in.skipBytes(read);
+      } else if (index.uuidKeys() != null) {
+        int start = payload.length - 8 - in.available(); // as above, for a uuid key
+        int read = readUuidKeys(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, files, index.uuidKeys());
+        in.skipBytes(read);
       } else {
         for (int e = 0; e < n; e++) {
           Object[] key = new Object[types.length];
@@ -217,6 +221,26 @@ public final class PersistedIndex {
       }
       long key = width == Long.BYTES ? Long.reverseBytes(in.getLong()) : Integer.reverseBytes(in.getInt());
       into.put(key, files[in.getInt()], in.getLong());
+    }
+    return in.position() - start;
+  }
+
+  /**
+   * Reads {@code n} entries of a single uuid key (length, Iceberg's single value: the uuid's 16
+   * bytes big-endian, as the buffer reads; file id, position) into the unboxed store.
+   *
+   * @return the bytes read
+   */
+  private static int readUuidKeys(ByteBuffer in, int n, DataFile[] files, UuidKeys into) {
+    int start = in.position();
+    into.ensureCapacity(n);
+    for (int e = 0; e < n; e++) {
+      if (in.getInt() != 16) {
+        throw new IllegalStateException("a uuid key of another width than 16 bytes");
+      }
+      long most = in.getLong();
+      long least = in.getLong();
+      into.put(most, least, files[in.getInt()], in.getLong());
     }
     return in.position() - start;
   }

@@ -138,6 +138,11 @@ public final class PrimaryKeyIndex {
     return locations instanceof KeyLocations.PrimitiveKeys p ? p : null;
   }
 
+  /** The unboxed store of a single uuid key, for loading straight into it; null for any other key. */
+  UuidKeys uuidKeys() {
+    return locations instanceof UuidKeys u ? u : null;
+  }
+
   public long snapshotId() {
     return snapshotId;
   }
@@ -253,7 +258,7 @@ public final class PrimaryKeyIndex {
   /** Adds a bare key row for every key the index holds that {@code out} lacks: enough to delete it. */
   Map<RowKey, Object[]> withKeyRows(TableLayout layout, Set<RowKey> keys, Map<RowKey, Object[]> out) {
     for (RowKey k : keys) {
-      if (!out.containsKey(k) && get(k) != null) {
+      if (!out.containsKey(k) && locations.contains(k)) {
         out.put(k, layout.keyRow(k));
       }
     }

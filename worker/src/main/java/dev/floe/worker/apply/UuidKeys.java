@@ -47,11 +47,20 @@ final class UuidKeys extends KeyLocations {
   }
 
   @Override
+  boolean contains(RowKey key) {
+    UUID u = (UUID) key.get(0);
+    return find(u.getMostSignificantBits(), u.getLeastSignificantBits()) >= 0;
+  }
+
+  @Override
   void put(RowKey key, DataFile file, long position) {
     UUID u = (UUID) key.get(0);
+    put(u.getMostSignificantBits(), u.getLeastSignificantBits(), file, position);
+  }
+
+  /** As {@link #put(RowKey, DataFile, long)} for the key's two halves themselves (loading a persisted index). */
+  void put(long m, long l, DataFile file, long position) {
     long packed = files.pack(file, position);
-    long m = u.getMostSignificantBits();
-    long l = u.getLeastSignificantBits();
     int slot = find(m, l);
     if (slot >= 0) {
       slots[slot + 2] = packed;
@@ -74,6 +83,17 @@ final class UuidKeys extends KeyLocations {
     slots[at + 1] = l;
     slots[at + 2] = packed;
     size++;
+  }
+
+  /** Makes room for {@code n} more keys at once (loading a persisted index: no rebuild on the way). */
+  void ensureCapacity(int n) {
+    int needed = capacity;
+    while ((used + (long) n) * 4L > needed * 3L) {
+      needed *= 2;
+    }
+    if (needed != capacity) {
+      rehash(needed);
+    }
   }
 
   @Override

@@ -124,12 +124,15 @@ class PrimaryKeyIndexTest {
   }
 
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(strings = {"long", "int"})
-  void aPersistedIndexOfAnIntOrLongKeyLoadsBackEveryKeyAtItsLocation(String keyType) {
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"long", "int", "uuid"})
+  void aPersistedIndexOfAnIntLongOrUuidKeyLoadsBackEveryKeyAtItsLocation(String keyType) {
     // given a table of two data files whose rows have keys of both signs, and its index persisted
     LocalWarehouse warehouse = new LocalWarehouse(dir);
-    org.apache.iceberg.types.Type type = keyType.equals("int")
-        ? org.apache.iceberg.types.Types.IntegerType.get() : org.apache.iceberg.types.Types.LongType.get();
+    org.apache.iceberg.types.Type type = switch (keyType) {
+      case "int" -> org.apache.iceberg.types.Types.IntegerType.get();
+      case "uuid" -> org.apache.iceberg.types.Types.UUIDType.get();
+      default -> org.apache.iceberg.types.Types.LongType.get();
+    };
     org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(List.of(
         org.apache.iceberg.types.Types.NestedField.required(1, "id", type),
         org.apache.iceberg.types.Types.NestedField.optional(2, "note", org.apache.iceberg.types.Types.StringType.get())), java.util.Set.of(1));
@@ -142,7 +145,12 @@ class PrimaryKeyIndexTest {
       List<Object[]> rows = new java.util.ArrayList<>();
       for (long i = 0; i < 500; i++) {
         long id = (file * 500 + i) * (i % 2 == 0 ? 1 : -1) * (keyType.equals("int") ? 2_000_000L : 9_000_000_000_000L);
-        rows.add(new Object[] {keyType.equals("int") ? (Object) (int) id : (Object) id, "n"});
+        Object key = switch (keyType) {
+          case "int" -> (int) id;
+          case "uuid" -> new java.util.UUID(id, -id ^ 0x0123_4567_89ab_cdefL); // halves of both signs
+          default -> id;
+        };
+        rows.add(new Object[] {key, "n"});
       }
       org.apache.iceberg.AppendFiles append = table.newAppend();
       EqualityDeltaWriter.writeRows(table, layout, rows).forEach(append::appendFile);
