@@ -126,7 +126,7 @@ class FloeBenchmark {
 
   /** The worker JVM's heap and collector: -Dfloe.bench.workerJvm (space-separated) overrides them. */
   private static List<String> workerJvm() {
-    String given = System.getProperty("floe.bench.workerJvm", "-Xmx2g -XX:+UseParallelGC");
+    String given = System.getProperty("floe.bench.workerJvm", "-Xmx2g -XX:+UseParallelGC -XX:MetaspaceSize=128m");
     return List.of(given.strip().split("\\s+"));
   }
 
