@@ -163,11 +163,11 @@ public final class TableLayout {
     // Looked up for every upsert, so that a schema's first event fills both caches: the fold
     // projects one event per schema first, then the rest on every core (BatchFolder.fold).
     int[] defaultedPositions = defaulted.computeIfAbsent(e.schema(), this::defaultedColumns);
-    if (e.lsn() != null) {
+    if (e.lsnOrNone() != ChangeEvent.NO_LSN) {
       // An event from before the source added a column with a default: at the source its row
       // holds that default now (PostgreSQL fills existing rows), though the event cannot say so.
       for (int pos : defaultedPositions) {
-        if (e.lsn() < addedBeforeLsn[pos]) {
+        if (e.lsnOrNone() < addedBeforeLsn[pos]) {
           row[pos] = addedDefaults[pos];
         }
       }

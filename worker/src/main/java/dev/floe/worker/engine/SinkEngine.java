@@ -596,7 +596,7 @@ public final class SinkEngine {
     // Each schema once, with the first LSN seen under it; a batch holds one or a few schemas, shared by its events.
     Map<EventSchema, Long> bySchema = new IdentityHashMap<>();
     EventSchema current = null;
-    long currentMin = NO_LSN;
+    long currentMin = NONE_SEEN;
     for (ChangeEvent e : events) {
       if (e.op() == Op.TRUNCATE) {
         continue;
@@ -606,10 +606,10 @@ public final class SinkEngine {
           bySchema.merge(current, currentMin, Math::min);
         }
         current = e.schema();
-        currentMin = NO_LSN;
+        currentMin = NONE_SEEN;
       }
-      if (e.lsn() != null) {
-        currentMin = Math.min(currentMin, e.lsn());
+      if (e.lsnOrNone() != ChangeEvent.NO_LSN) {
+        currentMin = Math.min(currentMin, e.lsnOrNone());
       }
     }
     if (current != null) {
@@ -626,7 +626,7 @@ public final class SinkEngine {
     boolean changed = false;
     for (Map.Entry<EventSchema, Long> e : bySchema.entrySet()) {
       try {
-        changed |= TableProvisioner.evolve(table, e.getKey(), e.getValue() == NO_LSN ? null : e.getValue());
+        changed |= TableProvisioner.evolve(table, e.getKey(), e.getValue() == NONE_SEEN ? null : e.getValue());
       } catch (IllegalArgumentException ex) {
         throw new IncompatibleSchemaException("table " + tableId + ": " + ex.getMessage(),
             events.stream().filter(ev -> ev.op() != Op.TRUNCATE && ev.schema() == e.getKey()).map(ChangeEvent::record).toList());
@@ -642,7 +642,7 @@ public final class SinkEngine {
   }
 
   /** No event of a schema carried an LSN (sources without one): larger than any LSN, so one that does wins. */
-  private static final long NO_LSN = Long.MAX_VALUE;
+  private static final long NONE_SEEN = Long.MAX_VALUE;
 
   private boolean loadTable() {
     if (table != null) {

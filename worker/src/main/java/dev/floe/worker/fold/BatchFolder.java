@@ -215,8 +215,8 @@ public final class BatchFolder {
     if (truncateLsn == null && truncateOffsets.isEmpty()) {
       return false; // the batch truncates nothing, and the table held no truncate
     }
-    if (e.lsn() != null && truncateLsn != null) {
-      return e.lsn() < truncateLsn;
+    if (e.lsnOrNone() != ChangeEvent.NO_LSN && truncateLsn != null) {
+      return e.lsnOrNone() < truncateLsn;
     }
     Long at = truncateOffsets.get(e.record().topicPartition());
     return at != null && e.record().offset() < at;
