@@ -145,6 +145,15 @@ final class MergeState {
   }
 
   void write(DataOutputStream out) throws IOException {
+    write(out, false);
+  }
+
+  /**
+   * @param valueByValue each value as an object through Iceberg's single-value encoding, the general
+   *     path: the reference that the columns' own writers (longs, ints and strings straight from
+   *     their arrays) are compared to in a test
+   */
+  void write(DataOutputStream out, boolean valueByValue) throws IOException {
     out.writeUTF(describe());
     out.writeInt(columns.length == 0 ? 0 : files.size());
     if (columns.length == 0) {
@@ -155,15 +164,10 @@ final class MergeState {
       out.writeInt(e.getValue().rows);
       for (int c = 0; c < columns.length; c++) {
         Values v = e.getValue().columns[c];
-        for (int p = 0; p < e.getValue().rows; p++) {
-          Object value = v.get(p);
-          if (value == null) {
-            out.writeInt(-1);
-          } else {
-            ByteBuffer b = Conversions.toByteBuffer(columns[c].type(), value);
-            out.writeInt(b.remaining());
-            out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
-          }
+        if (valueByValue) {
+          v.writeValueByValue(out, columns[c].type(), e.getValue().rows);
+        } else {
+          v.write(out, columns[c].type(), e.getValue().rows);
         }
       }
     }
@@ -223,6 +227,24 @@ final class MergeState {
 
     void trim() {}
 
+    /** Writes positions 0 to {@code rows}: per value its length and Iceberg's single-value bytes, or -1 for null. */
+    void write(DataOutputStream out, Type type, int rows) throws IOException {
+      writeValueByValue(out, type, rows);
+    }
+
+    final void writeValueByValue(DataOutputStream out, Type type, int rows) throws IOException {
+      for (int p = 0; p < rows; p++) {
+        Object value = get(p);
+        if (value == null) {
+          out.writeInt(-1);
+        } else {
+          ByteBuffer b = Conversions.toByteBuffer(type, value);
+          out.writeInt(b.remaining());
+          out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+        }
+      }
+    }
+
     static Values of(Type type, int rows) {
       return switch (type.typeId()) {
         case LONG -> new Longs(rows);
@@ -275,6 +297,19 @@ final class MergeState {
       return has(p) ? values[p] : null;
     }
 
+    /** As Iceberg encodes a long: 8 bytes, little-endian. */
+    @Override
+    void write(DataOutputStream out, Type type, int rows) throws IOException {
+      for (int p = 0; p < rows; p++) {
+        if (has(p)) {
+          out.writeInt(Long.BYTES);
+          out.writeLong(Long.reverseBytes(values[p]));
+        } else {
+          out.writeInt(-1);
+        }
+      }
+    }
+
     @Override
     long footprintBytes() {
       return values.length * 8L + present.length * 8L;
@@ -298,6 +333,19 @@ final class MergeState {
     @Override
     Object get(int p) {
       return has(p) ? values[p] : null;
+    }
+
+    /** As Iceberg encodes an int: 4 bytes, little-endian. */
+    @Override
+    void write(DataOutputStream out, Type type, int rows) throws IOException {
+      for (int p = 0; p < rows; p++) {
+        if (has(p)) {
+          out.writeInt(Integer.BYTES);
+          out.writeInt(Integer.reverseBytes(values[p]));
+        } else {
+          out.writeInt(-1);
+        }
+      }
     }
 
     @Override
@@ -389,6 +437,17 @@ final class MergeState {
     @Override
     Object get(int p) {
       return lengths[p] < 0 ? null : new String(arena, offsets[p], lengths[p], StandardCharsets.UTF_8);
+    }
+
+    /** The arena holds each string's UTF-8 bytes, which are what Iceberg encodes a string as. */
+    @Override
+    void write(DataOutputStream out, Type type, int rows) throws IOException {
+      for (int p = 0; p < rows; p++) {
+        out.writeInt(lengths[p]);
+        if (lengths[p] > 0) {
+          out.write(arena, offsets[p], lengths[p]);
+        }
+      }
     }
 
     @Override

@@ -109,6 +109,11 @@ public final class PrimaryKeyIndex {
     locations.forEach(action);
   }
 
+  /** See {@link KeyLocations#forEachRaw}. */
+  boolean forEachRaw(KeyLocations.RawEntry action) {
+    return locations.forEachRaw(action);
+  }
+
   /** An index of no rows, for a table that had none: {@link #committed} brings it to the table's first snapshot. */
   public static PrimaryKeyIndex empty(TableLayout layout) {
     return empty(layout, -1);

@@ -135,6 +135,16 @@ final class UuidKeys extends KeyLocations {
   }
 
   @Override
+  boolean forEachRaw(RawEntry action) {
+    for (int at = 0; at < slots.length; at += STRIDE) {
+      if (slots[at + 2] >= 0) {
+        action.accept(slots[at], slots[at + 1], files.file(slots[at + 2]), KeyLocations.PackedFiles.position(slots[at + 2]));
+      }
+    }
+    return true;
+  }
+
+  @Override
   long footprintBytes() {
     return slots.length * 8L;
   }
