@@ -140,38 +140,9 @@ public final class PersistedIndex {
       }
       out.writeInt(count[0]);
       if (raw) {
-        int width = rawKeyWidth(types[0]);
-        index.forEachRaw((k0, k1, file, position) -> {
-          try {
-            out.writeInt(width);
-            switch (width) { // as Iceberg's single values: numbers little-endian, a uuid's halves big-endian
-              case Long.BYTES -> out.writeLong(Long.reverseBytes(k0));
-              case Integer.BYTES -> out.writeInt(Integer.reverseBytes((int) k0));
-              default -> {
-                out.writeLong(k0);
-                out.writeLong(k1);
-              }
-            }
-            out.writeInt(fileIds.get(file.location()));
-            out.writeLong(position);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+        writeRawEntries(out, index, rawKeyWidth(types[0]), fileIds);
       } else {
-        index.forEach((key, location) -> {
-          try {
-            for (int i = 0; i < types.length; i++) {
-              ByteBuffer v = Conversions.toByteBuffer(types[i], key.get(i));
-              out.writeInt(v.remaining());
-              out.write(v.array(), v.arrayOffset() + v.position(), v.remaining());
-            }
-            out.writeInt(fileIds.get(location.file().location()));
-            out.writeLong(location.position());
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+        writeEntries(out, index, types, fileIds);
       }
       index.mergeState().write(out, general);
     } catch (IOException e) {
@@ -184,6 +155,44 @@ public final class PersistedIndex {
     byte[] payload = java.util.Arrays.copyOf(written.array(), written.limit() + 8);
     ByteBuffer.wrap(payload).putLong(written.limit(), crc.getValue());
     return payload;
+  }
+
+  /** Each entry from the key's longs: as Iceberg's single values, numbers little-endian, a uuid's halves big-endian. */
+  private static void writeRawEntries(DataOutputStream out, PrimaryKeyIndex index, int width, Map<String, Integer> fileIds) {
+    index.forEachRaw((k0, k1, file, position) -> {
+      try {
+        out.writeInt(width);
+        switch (width) {
+          case Long.BYTES -> out.writeLong(Long.reverseBytes(k0));
+          case Integer.BYTES -> out.writeInt(Integer.reverseBytes((int) k0));
+          default -> {
+            out.writeLong(k0);
+            out.writeLong(k1);
+          }
+        }
+        out.writeInt(fileIds.get(file.location()));
+        out.writeLong(position);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+  }
+
+  /** Each entry from its key's values, through Iceberg's single-value encoding. */
+  private static void writeEntries(DataOutputStream out, PrimaryKeyIndex index, Type[] types, Map<String, Integer> fileIds) {
+    index.forEach((key, location) -> {
+      try {
+        for (int i = 0; i < types.length; i++) {
+          ByteBuffer v = Conversions.toByteBuffer(types[i], key.get(i));
+          out.writeInt(v.remaining());
+          out.write(v.array(), v.arrayOffset() + v.position(), v.remaining());
+        }
+        out.writeInt(fileIds.get(location.file().location()));
+        out.writeLong(location.position());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
   }
 
   /** Bytes of a key type's single value when a store holds it as longs (long, int, uuid), else 0. */
