@@ -48,6 +48,14 @@ abstract class KeyLocations {
     return false;
   }
 
+  /** As {@link #put} for a key given as its longs ({@link #forEachRaw}'s entries), in a store that holds keys so. */
+  void putRaw(long k0, long k1, DataFile file, long position) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not hold its keys as longs");
+  }
+
+  /** Makes room for {@code n} more keys at once (loading a persisted index: no rebuild on the way); a hint. */
+  void ensureCapacity(int n) {}
+
   /** Bytes held, roughly (for benchmarks). */
   abstract long footprintBytes();
 
@@ -196,7 +204,12 @@ abstract class KeyLocations {
       map.put(key, files.pack(file, position));
     }
 
-    /** Makes room for {@code n} more keys at once (loading a persisted index: no rehash on the way). */
+    @Override
+    void putRaw(long k0, long unused, DataFile file, long position) {
+      put(k0, file, position);
+    }
+
+    @Override
     void ensureCapacity(int n) {
       map.ensureCapacity(map.size() + n);
     }

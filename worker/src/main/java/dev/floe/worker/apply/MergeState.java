@@ -269,6 +269,24 @@ final class MergeState {
       return (present[p >>> 6] & (1L << p)) != 0;
     }
 
+    /**
+     * Positions 0 to {@code rows} from the arrays: -1 for null, else the length and Iceberg's
+     * single-value bytes (numbers little-endian) as {@link #writePresent} writes them.
+     */
+    @Override
+    final void write(DataOutputStream out, Type type, int rows) throws IOException {
+      for (int p = 0; p < rows; p++) {
+        if (has(p)) {
+          writePresent(out, p);
+        } else {
+          out.writeInt(-1);
+        }
+      }
+    }
+
+    /** The length and single-value bytes of the value at {@code p}, which is not null. */
+    abstract void writePresent(DataOutputStream out, int p) throws IOException;
+
     void mark(int p, boolean value) {
       if (value) {
         present[p >>> 6] |= 1L << p;
@@ -297,17 +315,10 @@ final class MergeState {
       return has(p) ? values[p] : null;
     }
 
-    /** As Iceberg encodes a long: 8 bytes, little-endian. */
     @Override
-    void write(DataOutputStream out, Type type, int rows) throws IOException {
-      for (int p = 0; p < rows; p++) {
-        if (has(p)) {
-          out.writeInt(Long.BYTES);
-          out.writeLong(Long.reverseBytes(values[p]));
-        } else {
-          out.writeInt(-1);
-        }
-      }
+    void writePresent(DataOutputStream out, int p) throws IOException {
+      out.writeInt(Long.BYTES);
+      out.writeLong(Long.reverseBytes(values[p]));
     }
 
     @Override
@@ -335,17 +346,10 @@ final class MergeState {
       return has(p) ? values[p] : null;
     }
 
-    /** As Iceberg encodes an int: 4 bytes, little-endian. */
     @Override
-    void write(DataOutputStream out, Type type, int rows) throws IOException {
-      for (int p = 0; p < rows; p++) {
-        if (has(p)) {
-          out.writeInt(Integer.BYTES);
-          out.writeInt(Integer.reverseBytes(values[p]));
-        } else {
-          out.writeInt(-1);
-        }
-      }
+    void writePresent(DataOutputStream out, int p) throws IOException {
+      out.writeInt(Integer.BYTES);
+      out.writeInt(Integer.reverseBytes(values[p]));
     }
 
     @Override
@@ -377,6 +381,12 @@ final class MergeState {
     long footprintBytes() {
       return values.length * 8L + present.length * 8L;
     }
+
+    @Override
+    void writePresent(DataOutputStream out, int p) throws IOException {
+      out.writeInt(Double.BYTES);
+      out.writeLong(Long.reverseBytes(Double.doubleToRawLongBits(values[p])));
+    }
   }
 
   private static final class Floats extends Primitive {
@@ -401,6 +411,12 @@ final class MergeState {
     @Override
     long footprintBytes() {
       return values.length * 4L + present.length * 8L;
+    }
+
+    @Override
+    void writePresent(DataOutputStream out, int p) throws IOException {
+      out.writeInt(Float.BYTES);
+      out.writeInt(Integer.reverseBytes(Float.floatToRawIntBits(values[p])));
     }
   }
 

@@ -234,16 +234,11 @@ public final class PersistedIndex {
       }
       int n = in.readInt();
       PrimaryKeyIndex index = PrimaryKeyIndex.empty(layout, snapshotId);
-      KeyLocations.PrimitiveKeys primitive = index.primitiveKeys();
-      if (primitive != null) {
-        // A long or int key, the common shape, read without a value object per key: a worker woken
-        // from zero loads this before its first batch (the whole load of 889k keys: 1.5 s → 1.1-1.3 s).
+      if (types.length == 1 && rawKeyWidth(types[0]) > 0) {
+        // A long, int or uuid key, the common shapes, read without a value object per key: a worker
+        // woken from zero loads this before its first batch (the whole load of 889k keys: 1.5 s → 1.1-1.3 s).
         int start = payload.length - 8 - in.available();
-        int read = readPrimitiveKeys(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, types[0], files, primitive);
-        in.skipBytes(read);
-      } else if (index.uuidKeys() != null) {
-        int start = payload.length - 8 - in.available(); // as above, for a uuid key
-        int read = readUuidKeys(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, files, index.uuidKeys());
+        int read = readRawEntries(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, types[0], files, index.locations());
         in.skipBytes(read);
       } else {
         for (int e = 0; e < n; e++) {
@@ -268,41 +263,31 @@ public final class PersistedIndex {
   }
 
   /**
-   * Reads {@code n} entries of a single long or int key (as {@link #encode} wrote them: length,
-   * Iceberg's little-endian single value, file id, position) into the unboxed store.
+   * Reads {@code n} entries of a single long, int or uuid key as {@link #writeRawEntries} wrote them
+   * (length, Iceberg's single value: numbers little-endian, a uuid's halves big-endian as the buffer
+   * reads; file id, position) into the store, as its longs.
    *
    * @return the bytes read
    */
-  private static int readPrimitiveKeys(ByteBuffer in, int n, Type type, DataFile[] files, KeyLocations.PrimitiveKeys into) {
-    int width = type.typeId() == Type.TypeID.LONG ? Long.BYTES : Integer.BYTES;
+  private static int readRawEntries(ByteBuffer in, int n, Type type, DataFile[] files, KeyLocations into) {
+    int width = rawKeyWidth(type);
     int start = in.position();
     into.ensureCapacity(n);
     for (int e = 0; e < n; e++) {
       if (in.getInt() != width) {
         throw new IllegalStateException("a key of another width than " + type);
       }
-      long key = width == Long.BYTES ? Long.reverseBytes(in.getLong()) : Integer.reverseBytes(in.getInt());
-      into.put(key, files[in.getInt()], in.getLong());
-    }
-    return in.position() - start;
-  }
-
-  /**
-   * Reads {@code n} entries of a single uuid key (length, Iceberg's single value: the uuid's 16
-   * bytes big-endian, as the buffer reads; file id, position) into the unboxed store.
-   *
-   * @return the bytes read
-   */
-  private static int readUuidKeys(ByteBuffer in, int n, DataFile[] files, UuidKeys into) {
-    int start = in.position();
-    into.ensureCapacity(n);
-    for (int e = 0; e < n; e++) {
-      if (in.getInt() != 16) {
-        throw new IllegalStateException("a uuid key of another width than 16 bytes");
+      long k0;
+      long k1 = 0;
+      switch (width) {
+        case Long.BYTES -> k0 = Long.reverseBytes(in.getLong());
+        case Integer.BYTES -> k0 = Integer.reverseBytes(in.getInt());
+        default -> {
+          k0 = in.getLong();
+          k1 = in.getLong();
+        }
       }
-      long most = in.getLong();
-      long least = in.getLong();
-      into.put(most, least, files[in.getInt()], in.getLong());
+      into.putRaw(k0, k1, files[in.getInt()], in.getLong());
     }
     return in.position() - start;
   }

@@ -138,14 +138,9 @@ public final class PrimaryKeyIndex {
     locations.put(key, file, position);
   }
 
-  /** The unboxed store of a single long or int key, for loading straight into it; null for any other key. */
-  KeyLocations.PrimitiveKeys primitiveKeys() {
-    return locations instanceof KeyLocations.PrimitiveKeys p ? p : null;
-  }
-
-  /** The unboxed store of a single uuid key, for loading straight into it; null for any other key. */
-  UuidKeys uuidKeys() {
-    return locations instanceof UuidKeys u ? u : null;
+  /** The store of the index's keys, for loading straight into it ({@link KeyLocations#putRaw}). */
+  KeyLocations locations() {
+    return locations;
   }
 
   public long snapshotId() {

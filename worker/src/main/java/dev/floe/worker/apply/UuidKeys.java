@@ -55,11 +55,12 @@ final class UuidKeys extends KeyLocations {
   @Override
   void put(RowKey key, DataFile file, long position) {
     UUID u = (UUID) key.get(0);
-    put(u.getMostSignificantBits(), u.getLeastSignificantBits(), file, position);
+    putRaw(u.getMostSignificantBits(), u.getLeastSignificantBits(), file, position);
   }
 
   /** As {@link #put(RowKey, DataFile, long)} for the key's two halves themselves (loading a persisted index). */
-  void put(long m, long l, DataFile file, long position) {
+  @Override
+  void putRaw(long m, long l, DataFile file, long position) {
     long packed = files.pack(file, position);
     int slot = find(m, l);
     if (slot >= 0) {
@@ -85,7 +86,7 @@ final class UuidKeys extends KeyLocations {
     size++;
   }
 
-  /** Makes room for {@code n} more keys at once (loading a persisted index: no rebuild on the way). */
+  @Override
   void ensureCapacity(int n) {
     int needed = capacity;
     while ((used + (long) n) * 4L > needed * 3L) {
@@ -127,11 +128,7 @@ final class UuidKeys extends KeyLocations {
 
   @Override
   void forEach(BiConsumer<RowKey, PrimaryKeyIndex.Location> action) {
-    for (int at = 0; at < slots.length; at += STRIDE) {
-      if (slots[at + 2] >= 0) {
-        action.accept(new RowKey(new Object[] {new UUID(slots[at], slots[at + 1])}), files.unpack(slots[at + 2]));
-      }
-    }
+    forEachRaw((m, l, file, position) -> action.accept(new RowKey(new Object[] {new UUID(m, l)}), new PrimaryKeyIndex.Location(file, position)));
   }
 
   @Override

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The persisted index's fast encoding (a key of one long, int or uuid written from its longs,
- * merge-state longs, ints and strings from their arrays) writes exactly the bytes of the general
+ * merge-state longs, ints, doubles, floats and strings from their arrays) writes exactly the bytes of the general
  * path, every key and value as an object through Iceberg's single-value encoding.
  */
 class PersistedIndexEncodingTest {
@@ -44,11 +44,14 @@ class PersistedIndexEncodingTest {
         Types.NestedField.optional(3, "total", Types.LongType.get()),
         Types.NestedField.optional(4, "low", Types.IntegerType.get()),
         Types.NestedField.optional(5, "name", Types.StringType.get()),
-        Types.NestedField.optional(6, "amount", Types.DecimalType.of(10, 2))), keyType.equals("composite") ? Set.of(1, 2) : Set.of(1));
+        Types.NestedField.optional(6, "amount", Types.DecimalType.of(10, 2)),
+        Types.NestedField.optional(7, "ratio", Types.DoubleType.get()),
+        Types.NestedField.optional(8, "weight", Types.FloatType.get())), keyType.equals("composite") ? Set.of(1, 2) : Set.of(1));
     List<String> key = keyType.equals("composite") ? List.of("k", "k2") : List.of("k");
     TableLayout layout = new TableLayout(schema, PartitionSpec.unpartitioned(), new TableSpec(CatalogSpec.local("/tmp/unused"), "t.t",
         key, List.of(), 3, WriteMode.POSITION_DELETES,
-        Map.of("total", MergeRule.SUM, "low", MergeRule.MIN, "name", MergeRule.LAST_NON_NULL, "amount", MergeRule.SUM), Map.of()));
+        Map.of("total", MergeRule.SUM, "low", MergeRule.MIN, "name", MergeRule.LAST_NON_NULL, "amount", MergeRule.SUM,
+            "ratio", MergeRule.MAX, "weight", MergeRule.SUM), Map.of()));
     PrimaryKeyIndex index = PrimaryKeyIndex.empty(layout, 42L);
     Random random = new Random(7);
     for (int f = 0; f < 3; f++) {
@@ -65,7 +68,9 @@ class PersistedIndexEncodingTest {
         };
         Object[] row = {k, p, random.nextInt(5) == 0 ? null : random.nextLong(), random.nextInt(5) == 0 ? null : random.nextInt(),
             random.nextInt(5) == 0 ? null : random.nextInt(7) == 0 ? "" : "näme-" + random.nextInt(1000),
-            random.nextInt(5) == 0 ? null : BigDecimal.valueOf(random.nextInt(1_000_000), 2)};
+            random.nextInt(5) == 0 ? null : BigDecimal.valueOf(random.nextInt(1_000_000), 2),
+            random.nextInt(5) == 0 ? null : random.nextInt(9) == 0 ? Double.NaN : random.nextGaussian() * 1e6,
+            random.nextInt(5) == 0 ? null : random.nextInt(9) == 0 ? -0.0f : random.nextFloat() * 1e3f};
         index.put(keyType.equals("composite") ? new RowKey(new Object[] {k, p}) : new RowKey(new Object[] {k}), file, p);
         index.mergeState().recordRow(file.location(), rows, p, row);
       }
@@ -77,7 +82,7 @@ class PersistedIndexEncodingTest {
     byte[] general = PersistedIndex.encode(index, layout, true);
 
     // then the bytes are the same
-    assertThat(index.mergeState().columns()).hasSize(4);
+    assertThat(index.mergeState().columns()).hasSize(6);
     assertThat(fast).isEqualTo(general);
   }
 }
