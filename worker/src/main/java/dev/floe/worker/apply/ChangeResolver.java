@@ -27,8 +27,10 @@ public final class ChangeResolver {
    * The final rows to write, the stored rows (or bare keys) to delete, the move ledger to commit,
    * and whether the batch rewrote rows of keys it holds no events for (repairs of rows a key
    * change left pending, which other workers may own: such a commit must not be rebased).
+   * {@code gone} are the keys of {@code deletes} that may hold no row after the commit (every
+   * other deleted key is written again in {@code rows}): what an index must look at to drop.
    */
-  public record Changes(List<Object[]> rows, List<Object[]> deletes, MoveLedger moves, boolean repairsOtherKeys) {}
+  public record Changes(List<Object[]> rows, List<Object[]> deletes, List<RowKey> gone, MoveLedger moves, boolean repairsOtherKeys) {}
 
   /** How stored rows are found: the keys to look up, and those whose column values are needed. */
   @FunctionalInterface
@@ -108,6 +110,7 @@ public final class ChangeResolver {
 
     List<Object[]> rows = new ArrayList<>(keys.size());
     List<Object[]> deletes = new ArrayList<>();
+    List<RowKey> gone = new ArrayList<>();
     for (Map.Entry<RowKey, KeyFold> e : keys.entrySet()) {
       RowKey key = e.getKey();
       KeyFold f = e.getValue();
@@ -125,13 +128,18 @@ public final class ChangeResolver {
       if (f.exists()) {
         Object[] previous = f.movedFrom() == null ? null : images.before(f.movedFrom(), f.movedAtLsn());
         rows.add(f.resolve(merged == stored ? s : merged.get(key), rules, previous));
+      } else if (!wiped && baseSnapshot != null) {
+        gone.add(key);
       }
     }
     if (truncate != null) {
-      deletes.addAll(truncate.rowsToDelete());
+      for (Object[] row : truncate.rowsToDelete()) {
+        deletes.add(row);
+        gone.add(layout.keyOfRow(row));
+      }
     }
     MoveLedger next = pairing.settle(images, rows, keys.keySet(), layout);
-    return new Changes(rows, deletes, next, !repaired.isEmpty());
+    return new Changes(rows, deletes, gone, next, !repaired.isEmpty());
   }
 
 }

@@ -52,10 +52,15 @@ final class EncodedKeys extends KeyLocations {
   }
 
   @Override
-  PrimaryKeyIndex.Location get(RowKey key) {
+  long packed(RowKey key) {
     byte[] k = encode(key);
     int slot = find(k, mix(Arrays.hashCode(k)));
-    return slot < 0 ? null : location(locations[slot]);
+    return slot < 0 ? -1 : locations[slot];
+  }
+
+  @Override
+  DataFile file(long packed) {
+    return files.file(packed);
   }
 
   @Override

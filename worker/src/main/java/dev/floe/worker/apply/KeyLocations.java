@@ -17,11 +17,20 @@ import org.apache.iceberg.DataFile;
  * arena ({@link EncodedKeys}); any other key in a hash map of {@link RowKey}s.
  */
 abstract class KeyLocations {
-  abstract PrimaryKeyIndex.Location get(RowKey key);
+  /** The key's location packed as {@link PackedFiles} packs it (file id, position), or -1 when the key is not held. */
+  abstract long packed(RowKey key);
+
+  /** The data file of a packed location. */
+  abstract DataFile file(long packed);
+
+  PrimaryKeyIndex.Location get(RowKey key) {
+    long packed = packed(key);
+    return packed < 0 ? null : new PrimaryKeyIndex.Location(file(packed), PackedFiles.position(packed));
+  }
 
   /** Whether the key is held: as {@code get(key) != null}, without making the location. */
   boolean contains(RowKey key) {
-    return get(key) != null;
+    return packed(key) >= 0;
   }
 
   abstract void put(RowKey key, DataFile file, long position);
@@ -84,18 +93,25 @@ abstract class KeyLocations {
     return new EncodedKeys(types);
   }
 
-  /** Any key: a hash map of row keys. */
+  /** Any key: a hash map of row keys to packed locations. */
   static final class GenericKeys extends KeyLocations {
-    private final Map<RowKey, PrimaryKeyIndex.Location> map = new HashMap<>();
+    private final Map<RowKey, Long> map = new HashMap<>();
+    private final PackedFiles files = new PackedFiles();
 
     @Override
-    PrimaryKeyIndex.Location get(RowKey key) {
-      return map.get(key);
+    long packed(RowKey key) {
+      Long packed = map.get(key);
+      return packed == null ? -1 : packed;
+    }
+
+    @Override
+    DataFile file(long packed) {
+      return files.file(packed);
     }
 
     @Override
     void put(RowKey key, DataFile file, long position) {
-      map.put(key, new PrimaryKeyIndex.Location(file, position));
+      map.put(key, files.pack(file, position));
     }
 
     @Override
@@ -105,7 +121,10 @@ abstract class KeyLocations {
 
     @Override
     void removeFiles(Predicate<String> path) {
-      map.values().removeIf(l -> path.test(l.file().location()));
+      boolean[] gone = files.matching(path);
+      if (gone != null) {
+        map.values().removeIf(packed -> PackedFiles.in(packed, gone));
+      }
     }
 
     @Override
@@ -115,12 +134,12 @@ abstract class KeyLocations {
 
     @Override
     void forEach(BiConsumer<RowKey, PrimaryKeyIndex.Location> action) {
-      map.forEach(action);
+      map.forEach((key, packed) -> action.accept(key, files.unpack(packed)));
     }
 
     @Override
     long footprintBytes() {
-      return map.size() * 160L; // entry, boxed key, location: an estimate
+      return map.size() * 130L; // entry, boxed key, boxed location: an estimate
     }
   }
 
@@ -183,15 +202,14 @@ abstract class KeyLocations {
     }
 
     @Override
-    PrimaryKeyIndex.Location get(RowKey key) {
-      long k = raw(key);
-      int slot = map.indexOf(k); // one probe, not containsKey and get
-      return map.indexExists(slot) ? files.unpack(map.indexGet(slot)) : null;
+    long packed(RowKey key) {
+      int slot = map.indexOf(raw(key)); // one probe, not containsKey and get
+      return map.indexExists(slot) ? map.indexGet(slot) : -1;
     }
 
     @Override
-    boolean contains(RowKey key) {
-      return map.containsKey(raw(key));
+    DataFile file(long packed) {
+      return files.file(packed);
     }
 
     @Override

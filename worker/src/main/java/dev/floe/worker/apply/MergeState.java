@@ -121,7 +121,12 @@ final class MergeState {
   /** The held value of a column (an index into {@link #columns()}) at a row. */
   Object value(String file, long position, int column) {
     FileValues values = files.get(file);
-    return values == null ? null : values.columns[column].get((int) position);
+    return values == null ? null : values.value(position, column);
+  }
+
+  /** The values held for one file, or null: for reading many of its rows without a lookup per value. */
+  FileValues file(String file) {
+    return files.get(file);
   }
 
   /** Whether this state holds the values of a file. */
@@ -204,7 +209,8 @@ final class MergeState {
   }
 
   /** One data file's held values, per column, by row position. */
-  private static final class FileValues {
+  /** The held columns of one data file, by row position. */
+  static final class FileValues {
     final int rows;
     final Values[] columns;
 
@@ -214,6 +220,11 @@ final class MergeState {
       for (int c = 0; c < held.length; c++) {
         columns[c] = Values.of(held[c].type(), rows);
       }
+    }
+
+    /** The held value of a column (an index into {@link MergeState#columns()}) at a row. */
+    Object value(long position, int column) {
+      return columns[column].get((int) position);
     }
   }
 

@@ -22,7 +22,7 @@ import org.apache.iceberg.StatisticsFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.puffin.Blob;
 import org.apache.iceberg.puffin.BlobMetadata;
 import org.apache.iceberg.puffin.Puffin;
@@ -49,20 +49,54 @@ public final class PersistedIndex {
 
   /** Writes the index as of its snapshot and attaches it to that snapshot. */
   public static void save(Table table, PrimaryKeyIndex index, TableLayout layout) {
+    attach(table, encoded(table, index, layout).write(table.io()));
+  }
+
+  /**
+   * The index encoded as of its snapshot, to write later: the index may change once this returns,
+   * and writing (the slow part at millions of keys) needs nothing but the table's file IO, so it can
+   * run beside the next batch.
+   */
+  public static Encoded encoded(Table table, PrimaryKeyIndex index, TableLayout layout) {
     byte[] payload = encode(index, layout);
     Snapshot snapshot = table.snapshot(index.snapshotId());
     String path = table.locationProvider().newDataLocation("floe-index-" + index.snapshotId() + "-" + UUID.randomUUID() + ".puffin")
         .replace("/data/", "/metadata/");
-    OutputFile out = table.io().newOutputFile(path);
-    try (PuffinWriter writer = Puffin.write(out).createdBy("floe").build()) {
-      writer.add(new Blob(BLOB_TYPE, keyFieldIds(layout), snapshot.snapshotId(), snapshot.sequenceNumber(), ByteBuffer.wrap(payload)));
-      writer.finish();
-      StatisticsFile stats = new GenericStatisticsFile(snapshot.snapshotId(), path, writer.fileSize(), writer.footerSize(),
-          GenericBlobMetadata.from(writer.writtenBlobsMetadata()));
-      table.updateStatistics().setStatistics(stats).commit();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    return new Encoded(path, snapshot.snapshotId(), snapshot.sequenceNumber(), keyFieldIds(layout), payload);
+  }
+
+  /** An encoded index and where it goes. */
+  public static final class Encoded {
+    private final String path;
+    private final long snapshotId;
+    private final long sequenceNumber;
+    private final List<Integer> keyFieldIds;
+    private final byte[] payload;
+
+    private Encoded(String path, long snapshotId, long sequenceNumber, List<Integer> keyFieldIds, byte[] payload) {
+      this.path = path;
+      this.snapshotId = snapshotId;
+      this.sequenceNumber = sequenceNumber;
+      this.keyFieldIds = keyFieldIds;
+      this.payload = payload;
     }
+
+    /** Writes the Puffin file; the statistics file it returns is for {@link #attach}. */
+    public StatisticsFile write(FileIO io) {
+      try (PuffinWriter writer = Puffin.write(io.newOutputFile(path)).createdBy("floe").build()) {
+        writer.add(new Blob(BLOB_TYPE, keyFieldIds, snapshotId, sequenceNumber, ByteBuffer.wrap(payload)));
+        writer.finish();
+        return new GenericStatisticsFile(snapshotId, path, writer.fileSize(), writer.footerSize(),
+            GenericBlobMetadata.from(writer.writtenBlobsMetadata()));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** Attaches a written index to its snapshot (a metadata commit, no new snapshot). */
+  public static void attach(Table table, StatisticsFile written) {
+    table.updateStatistics().setStatistics(written).commit();
   }
 
   /** The newest persisted index on an ancestor of {@code snapshotId} (or on it), if any can be trusted. */

@@ -1,9 +1,9 @@
 package dev.floe.worker.apply;
 
-import dev.floe.worker.fold.RowKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
@@ -41,23 +42,36 @@ public final class PositionDeltaWriter {
   private PositionDeltaWriter() {}
 
   /**
-   * @param deletes stored rows (or key rows) to delete
-   * @param keysRepeat whether a key may appear more than once in {@code deletes} (a truncate adds its
-   *     own); without, each is one key of the folded batch, and no set of them is built
+   * @param deletes stored rows (or key rows) to delete; a key may appear more than once (a truncate
+   *     adds its own deletes)
    */
   public static EqualityDeltaWriter.Written write(Table table, TableLayout layout, PrimaryKeyIndex index,
-      List<Object[]> rows, List<Object[]> deletes, boolean keysRepeat, long baseSnapshot) {
-    List<PrimaryKeyIndex.Location> targets = new ArrayList<>(deletes.size());
-    Set<RowKey> seen = keysRepeat ? new HashSet<>(deletes.size() * 4 / 3 + 1) : null;
+      List<Object[]> rows, List<Object[]> deletes, long baseSnapshot) {
+    // Stored places, packed: sorted, they come in file and position order, and a key deleted twice
+    // (a truncate adds its own deletes) is one place twice, side by side.
+    long[] places = new long[deletes.size()];
+    int n = 0;
     for (Object[] row : deletes) {
-      RowKey key = layout.keyOfRow(row);
-      PrimaryKeyIndex.Location l = index.get(key);
-      if (l != null && (seen == null || seen.add(key))) {
-        targets.add(l);
+      long packed = index.packed(layout.keyOfRow(row));
+      if (packed >= 0) {
+        places[n++] = packed;
       }
     }
+    Arrays.sort(places, 0, n);
+    List<PrimaryKeyIndex.Location> targets = new ArrayList<>(n);
     Set<String> referenced = new HashSet<>();
-    targets.forEach(t -> referenced.add(t.file().location()));
+    DataFile file = null;
+    for (int i = 0; i < n; i++) {
+      if (i > 0 && places[i] == places[i - 1]) {
+        continue;
+      }
+      DataFile f = index.file(places[i]);
+      if (f != file) {
+        file = f;
+        referenced.add(f.location());
+      }
+      targets.add(new PrimaryKeyIndex.Location(f, PrimaryKeyIndex.position(places[i])));
+    }
     // the deletes on another core while this one writes the rows: they do not depend on each other
     CompletableFuture<DeleteWriteResult> writingDeletes = targets.isEmpty()
         ? CompletableFuture.completedFuture(null)

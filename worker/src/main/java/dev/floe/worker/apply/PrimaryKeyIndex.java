@@ -22,6 +22,7 @@ import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.TypeUtil;
+import com.carrotsearch.hppc.sorting.IndirectSort;
 
 /**
  * Where each key's live row is: key → (data file, row position), as of one snapshot, and beside it
@@ -151,6 +152,21 @@ public final class PrimaryKeyIndex {
     return locations.get(key);
   }
 
+  /** The key's location packed in one long (file id, then position: they sort in file and position order), or -1. */
+  long packed(RowKey key) {
+    return locations.packed(key);
+  }
+
+  /** The data file of a {@link #packed} location. */
+  DataFile file(long packed) {
+    return locations.file(packed);
+  }
+
+  /** The row position of a {@link #packed} location. */
+  static long position(long packed) {
+    return KeyLocations.PackedFiles.position(packed);
+  }
+
   public int size() {
     return locations.size();
   }
@@ -199,8 +215,8 @@ public final class PrimaryKeyIndex {
     Set<String> addedPaths = new HashSet<>();
     added.forEach(f -> addedPaths.add(f.location()));
     for (RowKey k : deleted) {
-      Location l = locations.get(k);
-      if (l != null && !addedPaths.contains(l.file().location())) {
+      long packed = locations.packed(k);
+      if (packed >= 0 && !addedPaths.contains(locations.file(packed).location())) {
         locations.remove(k);
       }
     }
@@ -250,7 +266,15 @@ public final class PrimaryKeyIndex {
         if (!fromMergeState) {
           return read(keys, needColumns.keySet());
         }
-        return withKeyRows(layout, keys, storedValues(table, needColumns, layout)); // a map of its own
+        Map<RowKey, Object[]> out = storedValues(table, needColumns, layout); // holds every key of needColumns the index holds
+        if (keys.size() > needColumns.size()) { // needColumns is a subset of keys: only the others are left to look up
+          for (RowKey k : keys) {
+            if (!needColumns.containsKey(k) && locations.contains(k)) {
+              out.put(k, layout.keyRow(k));
+            }
+          }
+        }
+        return out;
       }
     };
   }
@@ -268,15 +292,13 @@ public final class PrimaryKeyIndex {
   /**
    * The stored rows of keys as far as each needs them ({@code needs}: per key the columns whose
    * stored values its fold combines with, by table position; null for the whole row), in table
-   * column order; columns not needed are null. What the merge state holds is taken from it; the
-   * rest is read from the keys' data files, projected to the columns needed there, each file once
-   * and in position order. No deletes are applied: the index points only at live positions.
+   * column order; columns not needed are null. Every key the index holds gets a row. What the merge
+   * state holds is taken from it; the rest is read from the keys' data files, projected to the
+   * columns needed there, each file once and in position order. No deletes are applied: the index
+   * points only at live positions.
    */
   public Map<RowKey, Object[]> storedValues(Table table, Map<RowKey, boolean[]> needs, TableLayout layout) {
     Map<RowKey, Object[]> out = new HashMap<>(needs.size() * 4 / 3 + 1);
-    Map<String, DataFile> files = new HashMap<>();
-    Map<String, Map<Long, RowKey>> wanted = new HashMap<>();
-    Map<String, boolean[]> columnsByFile = new HashMap<>();
     MergeState.Column[] held = state.columns();
     boolean[] fromState = new boolean[layout.columnCount()];
     for (MergeState.Column c : held) {
@@ -285,28 +307,52 @@ public final class PrimaryKeyIndex {
     for (int p : layout.keyPositions()) {
       fromState[p] = true; // the key itself is known
     }
+    // Each key located once, then visited in file and position order: the merge state's arrays are
+    // walked forward instead of at random (with 10M keys, random reads of them were the largest cost of a batch).
+    RowKey[] keys = new RowKey[needs.size()];
+    boolean[][] wants = new boolean[keys.length][];
+    long[] at = new long[keys.length];
+    int found = 0;
     for (Map.Entry<RowKey, boolean[]> e : needs.entrySet()) {
-      Location l = locations.get(e.getKey());
-      if (l == null) {
-        continue;
+      long packed = locations.packed(e.getKey());
+      if (packed >= 0) {
+        keys[found] = e.getKey();
+        wants[found] = e.getValue();
+        at[found++] = packed;
       }
-      String path = l.file().location();
-      boolean[] need = e.getValue();
-      if (need != null && state.hasFile(path) && covered(need, fromState)) {
-        Object[] row = layout.keyRow(e.getKey());
+    }
+    int[] order = IndirectSort.mergesort(0, found, (a, b) -> Long.compare(at[a], at[b]));
+    Map<String, Map<Long, RowKey>> wanted = new HashMap<>();
+    Map<String, DataFile> files = new HashMap<>();
+    Map<String, boolean[]> columnsByFile = new HashMap<>();
+    DataFile file = null;
+    MergeState.FileValues values = null;
+    boolean stateHasFile = false;
+    for (int i : order) {
+      DataFile f = locations.file(at[i]);
+      if (f != file) {
+        file = f;
+        values = state.file(f.location());
+        stateHasFile = values != null || state.hasFile(f.location());
+      }
+      long position = KeyLocations.PackedFiles.position(at[i]);
+      boolean[] need = wants[i];
+      if (need != null && stateHasFile && covered(need, fromState)) {
+        Object[] row = layout.keyRow(keys[i]);
         for (int c = 0; c < held.length; c++) {
           if (fromState[held[c].position()]) {
-            row[held[c].position()] = state.value(path, l.position(), c);
+            row[held[c].position()] = values == null ? null : values.value(position, c);
           }
         }
-        out.put(e.getKey(), row);
+        out.put(keys[i], row);
         continue;
       }
-      files.put(path, l.file());
-      wanted.computeIfAbsent(path, f -> new HashMap<>()).put(l.position(), e.getKey());
-      boolean[] cols = columnsByFile.computeIfAbsent(path, f -> new boolean[layout.columnCount()]);
-      for (int i = 0; i < cols.length; i++) {
-        cols[i] |= need == null || need[i];
+      String path = f.location();
+      files.put(path, f);
+      wanted.computeIfAbsent(path, p -> new HashMap<>()).put(position, keys[i]);
+      boolean[] cols = columnsByFile.computeIfAbsent(path, p -> new boolean[layout.columnCount()]);
+      for (int c = 0; c < cols.length; c++) {
+        cols[c] |= need == null || need[c];
       }
     }
     for (Map.Entry<String, Map<Long, RowKey>> e : wanted.entrySet()) {
@@ -355,6 +401,9 @@ public final class PrimaryKeyIndex {
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+    if (found < positions.size()) {
+      positions.values().forEach(k -> into.putIfAbsent(k, layout.keyRow(k))); // held by the index: at least its key, to delete it
     }
   }
 

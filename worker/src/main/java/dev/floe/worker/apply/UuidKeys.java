@@ -40,16 +40,15 @@ final class UuidKeys extends KeyLocations {
   }
 
   @Override
-  PrimaryKeyIndex.Location get(RowKey key) {
+  long packed(RowKey key) {
     UUID u = (UUID) key.get(0);
     int slot = find(u.getMostSignificantBits(), u.getLeastSignificantBits());
-    return slot < 0 ? null : files.unpack(slots[slot + 2]);
+    return slot < 0 ? -1 : slots[slot + 2];
   }
 
   @Override
-  boolean contains(RowKey key) {
-    UUID u = (UUID) key.get(0);
-    return find(u.getMostSignificantBits(), u.getLeastSignificantBits()) >= 0;
+  DataFile file(long packed) {
+    return files.file(packed);
   }
 
   @Override

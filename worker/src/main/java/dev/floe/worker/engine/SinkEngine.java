@@ -35,6 +35,10 @@ import dev.floe.worker.fold.BatchFolder;
 import dev.floe.worker.fold.FoldedBatch;
 import dev.floe.worker.fold.RowKey;
 import dev.floe.worker.maintain.DefaultFiller;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -45,6 +49,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.StatisticsFile;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Schema;
@@ -84,6 +90,18 @@ public final class SinkEngine {
   private int indexLoads;
   /** Commits between persisted copies of the primary-key index. */
   private static final int PERSIST_EVERY = 20;
+  /**
+   * Writes persisted indexes beside the batches (at 10M keys, half a gigabyte: seconds the applying
+   * thread spent writing); one daemon thread for every engine, not the common pool, whose one
+   * thread on two cores writes a batch's second data file.
+   */
+  private static final ExecutorService INDEX_WRITER = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "floe-index-writer");
+    t.setDaemon(true);
+    return t;
+  });
+  /** An index copy being written beside the batches, attached to its snapshot by the applying thread once written. */
+  private Future<StatisticsFile> indexWriting;
   /** Offsets of batches that changed nothing before the table existed; recorded with the first commit. */
   private final Map<TopicPartition, Long> carried = new HashMap<>();
   /** Stop points this engine already sent to the dead-letter topic, so a retried commit does not send them again. */
@@ -347,7 +365,7 @@ public final class SinkEngine {
       t = phases.add("resolve", t);
       written = baseSnapshot == null
           ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRowsTracked(table, layout, changes.rows()), List.of(), List.of(), Set.of())
-          : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), truncate != null, baseSnapshot);
+          : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), baseSnapshot);
     } else {
       List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
       boolean needPartition = LiveSpecs.needPartition(deleteSpecs);
@@ -478,6 +496,7 @@ public final class SinkEngine {
    * to zero, a rollout) leaves its successor an index to load at once instead of one to catch up or rebuild.
    */
   public void persistIndexIfChanged() {
+    attachWrittenIndex(true); // a copy still being written beside the batches
     catchUpIndex(); // past this worker's own self-compaction, so that the next worker loads it without catching up
     if (commitsSincePersist > 0) {
       long t0 = System.nanoTime();
@@ -551,7 +570,9 @@ public final class SinkEngine {
     t.start();
   }
 
+  /** Persists the index now, waiting for the write: what a worker going away leaves behind. */
   private void persistIndex() {
+    attachWrittenIndex(true);
     if (index == null || !PersistedIndex.supports(layout)) {
       return;
     }
@@ -560,6 +581,46 @@ public final class SinkEngine {
       commitsSincePersist = 0;
     } catch (RuntimeException e) {
       LOG.warn("could not persist the primary-key index of {} (a restart rebuilds it): {}", tableId, e.toString());
+    }
+  }
+
+  /** Persists the index beside the next batches: encoded here (the index changes with them), written on another thread. */
+  private void persistIndexAhead() {
+    attachWrittenIndex(true); // one copy in flight at a time
+    if (index == null || !PersistedIndex.supports(layout)) {
+      return;
+    }
+    PersistedIndex.Encoded encoded;
+    try {
+      encoded = PersistedIndex.encoded(table, index, layout);
+    } catch (RuntimeException e) {
+      LOG.warn("could not persist the primary-key index of {} (a restart rebuilds it): {}", tableId, e.toString());
+      return;
+    }
+    FileIO io = table.io();
+    indexWriting = INDEX_WRITER.submit(() -> encoded.write(io));
+    commitsSincePersist = 0;
+  }
+
+  /**
+   * Attaches an index copy written beside the batches to its snapshot, once its write is done (or,
+   * with {@code wait}, after waiting for it). A copy that failed is logged; the next is due sooner.
+   */
+  private void attachWrittenIndex(boolean wait) {
+    if (indexWriting == null || (!wait && !indexWriting.isDone())) {
+      return;
+    }
+    Future<StatisticsFile> writing = indexWriting;
+    indexWriting = null;
+    try {
+      PersistedIndex.attach(table, writing.get());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      commitsSincePersist = Math.max(commitsSincePersist, PERSIST_EVERY - 1);
+    } catch (ExecutionException | RuntimeException e) {
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      LOG.warn("could not persist the primary-key index of {} (a restart rebuilds it): {}", tableId, cause.toString());
+      commitsSincePersist = Math.max(commitsSincePersist, PERSIST_EVERY - 1);
     }
   }
 
@@ -582,12 +643,11 @@ public final class SinkEngine {
         index = null;
       }
     } else {
-      List<RowKey> deletedKeys = new ArrayList<>(changes.deletes().size());
-      changes.deletes().forEach(row -> deletedKeys.add(layout.keyOfRow(row)));
-      index.committed(table, snapshotId, deletedKeys, written.dataFiles(), written.rowsOfFiles(), layout);
+      index.committed(table, snapshotId, changes.gone(), written.dataFiles(), written.rowsOfFiles(), layout);
     }
+    attachWrittenIndex(false);
     if (++commitsSincePersist >= PERSIST_EVERY) {
-      persistIndex();
+      persistIndexAhead();
     }
   }
 

@@ -60,6 +60,32 @@ class PrimaryKeyIndexTest {
   }
 
   @Test
+  void theIndexPersistedEveryTwentyCommitsIsWrittenBesideTheBatchesAndAttachedToItsSnapshot() {
+    // given a worker that made 21 commits: the first persists its index at once, the 21st (20 later) on another thread
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.ahead", 3, false, WriteMode.POSITION_DELETES);
+    SinkEngine first = new SinkEngine(sink, warehouse.catalog());
+    int b = 0;
+    while (first.table() == null || java.util.stream.StreamSupport.stream(first.table().snapshots().spliterator(), false).count() < 21) {
+      first.apply(source.records(steps.subList(b * 10, (b + 1) * 10), model), DeadLetters.DISCARD);
+      b++;
+    }
+    long due = first.table().currentSnapshot().snapshotId();
+    assertThat(first.table().statisticsFiles()).extracting(StatisticsFile::snapshotId).doesNotContain(due);
+
+    // when the worker stops (as it does before scaling to zero)
+    first.persistIndexIfChanged();
+
+    // then that copy is attached to the snapshot it was taken at, and a restarted worker loads it without catching up
+    first.table().refresh();
+    assertThat(first.table().statisticsFiles()).extracting(StatisticsFile::snapshotId).contains(due);
+    SinkEngine restarted = new SinkEngine(sink, warehouse.catalog());
+    restarted.apply(source.records(steps.subList(b * 10, b * 10 + 20), model), DeadLetters.DISCARD);
+    assertThat(restarted.indexBuildsAndLoads()).containsExactly(0, 1);
+    assertThat(ScriptPlayer.actual(restarted.table())).isEqualTo(model.expected());
+  }
+
+  @Test
   void aCorruptedPersistedIndexIsDetectedAndRebuilt() throws Exception {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.corrupt", 2, true, WriteMode.POSITION_DELETES);
