@@ -5,6 +5,7 @@ import dev.floe.worker.fold.KeyFold;
 import dev.floe.worker.fold.MergeRule;
 import dev.floe.worker.fold.RowKey;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -86,10 +87,11 @@ public final class ChangeResolver {
     // A key change pairs and carries whole row images (MovedImages, MovePairing): such a batch reads whole rows.
     boolean wholeRows = !folded.arrivals().isEmpty() || !folded.departures().isEmpty() || !waiting.isEmpty();
     Map<RowKey, boolean[]> needColumns = new HashMap<>(keys.size() * 4 / 3 + 1); // the keys whose stored values are needed
+    Map<NeedPattern, boolean[]> patterns = new HashMap<>();
     for (Map.Entry<RowKey, KeyFold> e : keys.entrySet()) {
       KeyFold f = e.getValue();
       if (f.needsStoredValues(rules) || waiting.isTarget(e.getKey())) {
-        needColumns.put(e.getKey(), wholeRows ? null : f.storedColumnsNeeded(rules));
+        needColumns.put(e.getKey(), wholeRows ? null : shared(f.storedColumnsNeeded(rules), patterns));
         if (!lookAll) {
           lookup.add(e.getKey());
         }
@@ -142,4 +144,25 @@ public final class ChangeResolver {
     return new Changes(rows, deletes, gone, next, !repaired.isEmpty());
   }
 
+  /**
+   * One array per distinct pattern of needed columns: a batch's keys share a few, and a reader that
+   * visits keys in another order than this (the index, in file and position order) finds one array
+   * in cache where it found 500,000 scattered ones.
+   */
+  private static boolean[] shared(boolean[] need, Map<NeedPattern, boolean[]> patterns) {
+    return need == null ? null : patterns.computeIfAbsent(new NeedPattern(need), p -> need);
+  }
+
+  /** A pattern of needed columns as a map key: equal by contents. */
+  private record NeedPattern(boolean[] columns) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof NeedPattern p && Arrays.equals(columns, p.columns);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(columns);
+    }
+  }
 }

@@ -328,6 +328,8 @@ public final class PrimaryKeyIndex {
     DataFile file = null;
     MergeState.FileValues values = null;
     boolean stateHasFile = false;
+    boolean[] lastNeed = null; // keys share a few arrays of needed columns (see ChangeResolver): decided once per run of one
+    boolean lastCovered = false;
     for (int i : order) {
       DataFile f = locations.file(at[i]);
       if (f != file) {
@@ -337,7 +339,11 @@ public final class PrimaryKeyIndex {
       }
       long position = KeyLocations.PackedFiles.position(at[i]);
       boolean[] need = wants[i];
-      if (need != null && stateHasFile && covered(need, fromState)) {
+      if (need != null && need != lastNeed) {
+        lastNeed = need;
+        lastCovered = covered(need, fromState);
+      }
+      if (need != null && stateHasFile && lastCovered) {
         Object[] row = layout.keyRow(keys[i]);
         for (int c = 0; c < held.length; c++) {
           if (fromState[held[c].position()]) {
