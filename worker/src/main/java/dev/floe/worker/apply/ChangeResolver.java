@@ -86,7 +86,9 @@ public final class ChangeResolver {
     Set<RowKey> lookup = lookAll ? keys.keySet() : new HashSet<>();
     // A key change pairs and carries whole row images (MovedImages, MovePairing): such a batch reads whole rows.
     boolean wholeRows = !folded.arrivals().isEmpty() || !folded.departures().isEmpty() || !waiting.isEmpty();
-    Map<RowKey, boolean[]> needColumns = new HashMap<>(keys.size() * 4 / 3 + 1); // the keys whose stored values are needed
+    // The keys whose stored values are needed, in the fold's order: their key objects were made in that
+    // order, so a reader walking them (the index locating each) reads memory forward, not at random.
+    Map<RowKey, boolean[]> needColumns = new LinkedHashMap<>(keys.size() * 4 / 3 + 1);
     Map<NeedPattern, boolean[]> patterns = new HashMap<>();
     for (Map.Entry<RowKey, KeyFold> e : keys.entrySet()) {
       KeyFold f = e.getValue();

@@ -224,6 +224,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
       envelope = new Envelope(null, bytes, spans.schemaStart(), spans.schemaEnd() - spans.schemaStart());
     }
     byte[] knownHead = head;
+    requireUtf8(bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(), "value"); // the schema's is checked once, when it is parsed
     StreamedPayload.Read read = StreamedPayload.read(JSON, bytes, spans.payloadStart(), spans.payloadEnd() - spans.payloadStart(),
         image -> schemasOf(envelope, knownHead).row(image));
     if (read == null) {
@@ -303,6 +304,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
   }
 
   private Envelope envelope(byte[] bytes, boolean scan, ObjectMapper json) {
+    requireUtf8(bytes, 0, bytes.length, "value");
     // Envelopes of a known schema are read by streamed(); what reaches here is its rare remainder.
     EnvelopeScanner.Spans spans = scan ? EnvelopeScanner.scan(bytes) : null;
     if (spans != null) { // JsonConverter's own layout: the schema is only located, never tokenized
@@ -363,6 +365,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
     SchemaBytes key = new SchemaBytes(envelope.bytes(), envelope.schemaStart(), envelope.schemaLength());
     EnvelopeSchemas schemas = schemaCache.get(key);
     if (schemas == null) {
+      requireUtf8(envelope.bytes(), envelope.schemaStart(), envelope.schemaLength(), "schema");
       byte[] copy = new byte[envelope.schemaLength()];
       System.arraycopy(envelope.bytes(), envelope.schemaStart(), copy, 0, copy.length);
       schemas = new EnvelopeSchemas(parse(copy, "schema"));
@@ -512,6 +515,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
 
   /** A key record (or key header): JSON with or without schema envelope, an object of key columns. */
   private Map<String, Object> keyFromJson(byte[] bytes, String what, EventSchema rowSchema) {
+    requireUtf8(bytes, 0, bytes.length, what);
     Map<String, Object> streamed = scanEnvelopes ? streamedKey(bytes, rowSchema) : null;
     if (streamed != null) {
       return streamed;
@@ -594,6 +598,13 @@ public final class DebeziumDecoder implements ChangeDecoder {
       throw new DecodeException(what + " is not JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new DecodeException(what + " cannot be read: " + e.getMessage());
+    }
+  }
+
+  /** Refuses bytes that are not UTF-8 before Jackson reads them (see {@link UnicodeText#isUtf8}). */
+  private static void requireUtf8(byte[] bytes, int offset, int length, String what) {
+    if (!UnicodeText.isUtf8(bytes, offset, length)) {
+      throw new DecodeException(what + " is not UTF-8 text (malformed bytes)");
     }
   }
 

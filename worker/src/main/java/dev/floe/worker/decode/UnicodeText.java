@@ -1,5 +1,10 @@
 package dev.floe.worker.decode;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
 /**
  * Refuses text that is not valid Unicode. JSON can escape a lone surrogate (backslash-u-d800) and
  * Jackson decodes it as is, but no UTF-8 writer can store it: Parquet wrote it as {@code ?}, a
@@ -7,6 +12,30 @@ package dev.floe.worker.decode;
  */
 final class UnicodeText {
   private UnicodeText() {}
+
+  /**
+   * Whether bytes are well-formed UTF-8. Jackson validates the UTF-8 of a field name only the first
+   * time it meets it: a name whose bytes equal a known name's padded lookup key (a known name with
+   * 0xFF bytes spliced in) is taken for the known name, unvalidated. So bytes are checked here before
+   * they are read: ASCII (what Debezium's JSON nearly always is) in one pass, the rest by the JDK's decoder.
+   */
+  static boolean isUtf8(byte[] bytes, int offset, int length) {
+    int end = offset + length;
+    for (int i = offset; i < end; i++) {
+      if (bytes[i] < 0) {
+        try {
+          StandardCharsets.UTF_8.newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes, i, end - i));
+          return true;
+        } catch (CharacterCodingException e) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
 
   /** The text itself when every surrogate is paired; else an {@link IllegalArgumentException}. */
   static String requireValid(String text) {
