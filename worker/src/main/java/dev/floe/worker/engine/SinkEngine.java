@@ -33,12 +33,7 @@ import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.decode.RejectedRecord;
 import dev.floe.worker.fold.BatchFolder;
 import dev.floe.worker.fold.FoldedBatch;
-import dev.floe.worker.fold.RowKey;
 import dev.floe.worker.maintain.DefaultFiller;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -49,8 +44,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.StatisticsFile;
-import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Schema;
@@ -81,27 +74,14 @@ public final class SinkEngine {
   /** The catalog, connected by the time the engine first needs it (a worker connects it while its Kafka clients start). */
   private final Supplier<Catalog> catalog;
   private final TableIdentifier tableId;
+  /** When the primary-key index is persisted. */
+  private final IndexCopies indexCopies;
   private final ChangeDecoder decoder;
   private Table table;
   private TableLayout layout;
   private PrimaryKeyIndex index;
-  private int commitsSincePersist;
   private int indexBuilds;
   private int indexLoads;
-  /** Commits between persisted copies of the primary-key index. */
-  private static final int PERSIST_EVERY = 20;
-  /**
-   * Writes persisted indexes beside the batches (at 10M keys, half a gigabyte: seconds the applying
-   * thread spent writing); one daemon thread for every engine, not the common pool, whose one
-   * thread on two cores writes a batch's second data file.
-   */
-  private static final ExecutorService INDEX_WRITER = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "floe-index-writer");
-    t.setDaemon(true);
-    return t;
-  });
-  /** An index copy being written beside the batches, attached to its snapshot by the applying thread once written. */
-  private Future<StatisticsFile> indexWriting;
   /** Offsets of batches that changed nothing before the table existed; recorded with the first commit. */
   private final Map<TopicPartition, Long> carried = new HashMap<>();
   /** Stop points this engine already sent to the dead-letter topic, so a retried commit does not send them again. */
@@ -134,6 +114,7 @@ public final class SinkEngine {
       throw new IllegalArgumentException("table name " + spec.table().name() + " is a template: route topics with TableRouter");
     }
     this.tableId = TableIdentifier.parse(spec.table().name());
+    this.indexCopies = new IndexCopies(tableId);
     this.decoder = decoders.forTable(spec.table().primaryKey());
   }
 
@@ -496,9 +477,9 @@ public final class SinkEngine {
    * to zero, a rollout) leaves its successor an index to load at once instead of one to catch up or rebuild.
    */
   public void persistIndexIfChanged() {
-    attachWrittenIndex(true); // a copy still being written beside the batches
+    indexCopies.finishWriting(table); // a copy still being written beside the batches
     catchUpIndex(); // past this worker's own self-compaction, so that the next worker loads it without catching up
-    if (commitsSincePersist > 0) {
+    if (indexCopies.changedSinceCopy()) {
       long t0 = System.nanoTime();
       persistIndex();
       LOG.info("persisted the primary-key index of {} on stop in {} ms", tableId, (System.nanoTime() - t0) / 1_000_000);
@@ -519,7 +500,7 @@ public final class SinkEngine {
         return;
       }
       if (index.fits(layout) && index.catchUp(table, current, layout)) {
-        commitsSincePersist++;
+        indexCopies.changedElsewhere();
       } else {
         index = null;
       }
@@ -570,58 +551,9 @@ public final class SinkEngine {
     t.start();
   }
 
-  /** Persists the index now, waiting for the write: what a worker going away leaves behind. */
+  /** Persists the index now, waiting for the write. */
   private void persistIndex() {
-    attachWrittenIndex(true);
-    if (index == null || !PersistedIndex.supports(layout)) {
-      return;
-    }
-    try {
-      PersistedIndex.save(table, index, layout);
-      commitsSincePersist = 0;
-    } catch (RuntimeException e) {
-      LOG.warn("could not persist the primary-key index of {} (a restart rebuilds it): {}", tableId, e.toString());
-    }
-  }
-
-  /** Persists the index beside the next batches: encoded here (the index changes with them), written on another thread. */
-  private void persistIndexAhead() {
-    attachWrittenIndex(true); // one copy in flight at a time
-    if (index == null || !PersistedIndex.supports(layout)) {
-      return;
-    }
-    PersistedIndex.Encoded encoded;
-    try {
-      encoded = PersistedIndex.encoded(table, index, layout);
-    } catch (RuntimeException e) {
-      LOG.warn("could not persist the primary-key index of {} (a restart rebuilds it): {}", tableId, e.toString());
-      return;
-    }
-    FileIO io = table.io();
-    indexWriting = INDEX_WRITER.submit(() -> encoded.write(io));
-    commitsSincePersist = 0;
-  }
-
-  /**
-   * Attaches an index copy written beside the batches to its snapshot, once its write is done (or,
-   * with {@code wait}, after waiting for it). A copy that failed is logged; the next is due sooner.
-   */
-  private void attachWrittenIndex(boolean wait) {
-    if (indexWriting == null || (!wait && !indexWriting.isDone())) {
-      return;
-    }
-    Future<StatisticsFile> writing = indexWriting;
-    indexWriting = null;
-    try {
-      PersistedIndex.attach(table, writing.get());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      commitsSincePersist = Math.max(commitsSincePersist, PERSIST_EVERY - 1);
-    } catch (ExecutionException | RuntimeException e) {
-      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      LOG.warn("could not persist the primary-key index of {} (a restart rebuilds it): {}", tableId, cause.toString());
-      commitsSincePersist = Math.max(commitsSincePersist, PERSIST_EVERY - 1);
-    }
+    indexCopies.persistNow(table, index, layout);
   }
 
   private void keepIndexCurrent(Long baseSnapshot, long snapshotId, ChangeResolver.Changes changes,
@@ -645,10 +577,7 @@ public final class SinkEngine {
     } else {
       index.committed(table, snapshotId, changes.gone(), written.dataFiles(), written.rowsOfFiles(), layout);
     }
-    attachWrittenIndex(false);
-    if (++commitsSincePersist >= PERSIST_EVERY) {
-      persistIndexAhead();
-    }
+    indexCopies.committed(table, index, layout);
   }
 
   /** Creates the table from the first event, or evolves it to fit every event schema in the batch. */
