@@ -20,6 +20,7 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.IndexedRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.util.Utf8;
 
 /**
  * Decodes Debezium change envelopes written by an Avro converter with a schema registry (the
@@ -174,6 +175,9 @@ public final class AvroChangeDecoder implements ChangeDecoder {
     Object read(byte[] bytes, WireFormat.Framed frame, String what) {
       try {
         if (frame.json()) {
+          if (!UnicodeText.isUtf8(bytes, frame.offset(), bytes.length - frame.offset())) {
+            throw new DecodeException(what + " is not UTF-8 text (malformed bytes)"); // new String would replace them unseen
+          }
           return datums.read(null, AVRO.jsonDecoder(schema, new String(bytes, frame.offset(), bytes.length - frame.offset(), StandardCharsets.UTF_8)));
         }
         BinaryDecoder in = AVRO.binaryDecoder(bytes, frame.offset(), bytes.length - frame.offset(), null);
@@ -331,6 +335,10 @@ public final class AvroChangeDecoder implements ChangeDecoder {
         return datum;
       }
       if (codec == ValueCodecs.STRING && datum instanceof CharSequence c) {
+        if (c instanceof Utf8 u && !UnicodeText.isUtf8(u.getBytes(), 0, u.getByteLength())) {
+          // Avro's Utf8.toString() would replace them with U+FFFD: a value changed without anyone told
+          throw new DecodeException("column '" + f.name() + "' (" + f.type() + "): not UTF-8 text (malformed bytes)");
+        }
         String s = c.toString();
         if (s.equals(Unchanged.DEBEZIUM_PLACEHOLDER)) {
           return Unchanged.VALUE;

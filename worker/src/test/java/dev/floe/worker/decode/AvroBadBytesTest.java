@@ -40,6 +40,52 @@ class AvroBadBytesTest {
     }
   }
 
+  @org.junit.jupiter.api.Test
+  void aTextValueWhoseBytesAreNotUtf8IsRejectedNotReadWithReplacementCharacters() {
+    int checked = 0;
+    for (RawRecord base : AVRO) {
+      // given a captured record and one of its text values, ASCII, found among the record's bytes
+      if (!(DECODER.decode(base, null) instanceof ChangeEvent event) || event.values() == null) {
+        continue;
+      }
+      byte[] text = null;
+      for (Object v : event.values()) {
+        if (v instanceof String s && s.length() >= 4 && s.chars().allMatch(ch -> ch > 32 && ch < 127)) {
+          text = s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+          break;
+        }
+      }
+      int at = text == null ? -1 : indexOf(base.value(), text);
+      if (at < 0) {
+        continue;
+      }
+      // when its first byte is one that UTF-8 never holds
+      byte[] value = base.value().clone();
+      value[at] = (byte) 0xff;
+      RawRecord broken = new RawRecord(base.topic(), base.partition(), base.offset(), base.key(), value, base.headers());
+
+      // then the record is rejected for it, not decoded with U+FFFD in place of the byte
+      Decoded decoded = DECODER.decode(broken, null);
+      assertThat(decoded).isInstanceOf(Decoded.Rejected.class);
+      assertThat(((Decoded.Rejected) decoded).rejected().reason()).contains("not UTF-8");
+      checked++;
+    }
+    assertThat(checked).as("records with an ASCII text value to break").isGreaterThanOrEqualTo(2);
+  }
+
+  private static int indexOf(byte[] in, byte[] part) {
+    outer:
+    for (int i = 0; i + part.length <= in.length; i++) {
+      for (int j = 0; j < part.length; j++) {
+        if (in[i + j] != part[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
   @Provide
   Arbitrary<RawRecord> records() {
     return Arbitraries.of(AVRO);
