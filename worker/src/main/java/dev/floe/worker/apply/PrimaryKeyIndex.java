@@ -267,14 +267,8 @@ public final class PrimaryKeyIndex {
           return read(keys, needColumns.keySet());
         }
         Map<RowKey, Object[]> out = storedValues(table, needColumns, layout); // holds every key of needColumns the index holds
-        if (keys.size() > needColumns.size()) { // needColumns is a subset of keys: only the others are left to look up
-          for (RowKey k : keys) {
-            if (!needColumns.containsKey(k) && locations.contains(k)) {
-              out.put(k, layout.keyRow(k));
-            }
-          }
-        }
-        return out;
+        // needColumns is a subset of keys: when they are as many, every key was looked up already
+        return keys.size() > needColumns.size() ? withKeyRows(layout, keys, out) : out;
       }
     };
   }
@@ -335,7 +329,7 @@ public final class PrimaryKeyIndex {
       if (f != file) {
         file = f;
         values = state.file(f.location());
-        stateHasFile = values != null || state.hasFile(f.location());
+        stateHasFile = state.hasFile(f.location());
       }
       long position = KeyLocations.PackedFiles.position(at[i]);
       boolean[] need = wants[i];

@@ -175,9 +175,7 @@ public final class AvroChangeDecoder implements ChangeDecoder {
     Object read(byte[] bytes, WireFormat.Framed frame, String what) {
       try {
         if (frame.json()) {
-          if (!UnicodeText.isUtf8(bytes, frame.offset(), bytes.length - frame.offset())) {
-            throw new DecodeException(what + " is not UTF-8 text (malformed bytes)"); // new String would replace them unseen
-          }
+          DebeziumDecoder.requireUtf8(bytes, frame.offset(), bytes.length - frame.offset(), what); // new String would replace them unseen
           return datums.read(null, AVRO.jsonDecoder(schema, new String(bytes, frame.offset(), bytes.length - frame.offset(), StandardCharsets.UTF_8)));
         }
         BinaryDecoder in = AVRO.binaryDecoder(bytes, frame.offset(), bytes.length - frame.offset(), null);

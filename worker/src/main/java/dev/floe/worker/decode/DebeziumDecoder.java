@@ -602,7 +602,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
   }
 
   /** Refuses bytes that are not UTF-8 before Jackson reads them (see {@link UnicodeText#isUtf8}). */
-  private static void requireUtf8(byte[] bytes, int offset, int length, String what) {
+  static void requireUtf8(byte[] bytes, int offset, int length, String what) {
     if (!UnicodeText.isUtf8(bytes, offset, length)) {
       throw new DecodeException(what + " is not UTF-8 text (malformed bytes)");
     }
