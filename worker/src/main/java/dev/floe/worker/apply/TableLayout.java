@@ -50,6 +50,8 @@ public final class TableLayout {
   private final long[] addedBeforeLsn;
   /** Per event schema: the positions of columns it lacks that were added with a default. */
   private final Map<EventSchema, int[]> defaulted = new IdentityHashMap<>();
+  /** Per event schema: whether its upserts project to their own values ({@link #valuesAreRows}). */
+  private final Map<EventSchema, Boolean> asItIs = new IdentityHashMap<>();
 
   public TableLayout(Schema schema, PartitionSpec spec, TableSpec config) {
     this(schema, spec, config, Map.of());
@@ -137,18 +139,39 @@ public final class TableLayout {
   }
 
   /**
-   * Projects an upsert or delete onto the table's columns; a value that does not fit throws. Safe
-   * on several threads at once once an upsert of each event schema was projected (its caches are
-   * then only read).
+   * Projects an upsert or delete onto the table's columns; a value that does not fit throws. An
+   * upsert whose values are the table's row as they are (see {@link #projectsAsItIs}) is projected
+   * to its own values, which the fold only reads; any other is {@link #projectCopying copied}.
+   * Safe on several threads at once once an upsert of each event schema was projected (its caches
+   * are then only read).
    */
   public Projected project(ChangeEvent e) {
     RowKey rowKey = keyOf(e.key());
+    if (e.op() == Op.UPSERT && asItIs.computeIfAbsent(e.schema(), this::valuesAreRows) && fitsAsItIs(e.values(), rowKey)) {
+      return new Projected(e, rowKey, e.values(), e.previousKey() == null ? null : keyOf(e.previousKey()));
+    }
+    return projectCopying(e, rowKey);
+  }
+
+  /**
+   * The general projection, and the reference {@link #project} is tested against: an upsert's
+   * values copied into a new row in table order, coerced to the columns' types, the key, LSN and
+   * defaults of added columns filled in.
+   */
+  public Projected projectCopying(ChangeEvent e) {
+    return projectCopying(e, keyOf(e.key()));
+  }
+
+  private Projected projectCopying(ChangeEvent e, RowKey rowKey) {
     if (e.op() == Op.DELETE) {
       return new Projected(e, rowKey, null, null, e.nextKey() == null ? null : keyOf(e.nextKey()));
     }
+    // Looked up for every upsert, so that a schema's first upsert fills every cache: the fold
+    // projects one upsert per schema first, then the rest on every core (BatchFolder.fold).
     int[] target = projections.computeIfAbsent(e.schema(), this::projection);
-    Object[] row = new Object[columns.size()]; // columns the event lacks (dropped at the source) are null
+    int[] defaultedPositions = defaulted.computeIfAbsent(e.schema(), this::defaultedColumns);
     Object[] values = e.values();
+    Object[] row = new Object[columns.size()]; // columns the event lacks (dropped at the source) are null
     for (int i = 0; i < values.length; i++) {
       Object v = values[i];
       int pos = target[i];
@@ -160,9 +183,6 @@ public final class TableLayout {
     if (lsnPosition >= 0) {
       row[lsnPosition] = e.lsn();
     }
-    // Looked up for every upsert, so that a schema's first event fills both caches: the fold
-    // projects one event per schema first, then the rest on every core (BatchFolder.fold).
-    int[] defaultedPositions = defaulted.computeIfAbsent(e.schema(), this::defaultedColumns);
     if (e.lsnOrNone() != ChangeEvent.NO_LSN) {
       // An event from before the source added a column with a default: at the source its row
       // holds that default now (PostgreSQL fills existing rows), though the event cannot say so.
@@ -172,8 +192,55 @@ public final class TableLayout {
         }
       }
     }
-    RowKey previous = e.previousKey() == null ? null : keyOf(e.previousKey());
-    return new Projected(e, rowKey, row, previous);
+    return new Projected(e, rowKey, row, e.previousKey() == null ? null : keyOf(e.previousKey()));
+  }
+
+  /**
+   * Whether the upserts of an event schema are projected onto the table without a copy of their
+   * values (see {@link #project}); read after an event of the schema was projected. A batch holds
+   * every event it decoded until it commits: a row copied per event is one more array per event
+   * for the collector to copy and mark.
+   */
+  public boolean projectsAsItIs(EventSchema event) {
+    return event == null || asItIs.getOrDefault(event, false);
+  }
+
+  /**
+   * Whether a row of an as-it-is schema projects to its own values: each already of its column's
+   * type (as coercing it would leave it) and its key columns equal to the event's key, as the
+   * general projection would make them.
+   */
+  private boolean fitsAsItIs(Object[] values, RowKey key) {
+    for (int i = 0; i < values.length; i++) {
+      Object v = values[i];
+      if (v != null && v != Unchanged.VALUE && ValueCoercion.coerce(v, columns.get(i).type()) != v) {
+        return false;
+      }
+    }
+    for (int i = 0; i < keyPositions.length; i++) {
+      if (!java.util.Objects.equals(values[keyPositions[i]], key.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether an event schema's values are the table's row as they are: every column of the table, in
+   * its order, nothing for the projection to add (no LSN column; no column added with a default
+   * that the event lacks, as it lacks none).
+   */
+  private boolean valuesAreRows(EventSchema event) {
+    int[] target = projections.computeIfAbsent(event, this::projection);
+    if (lsnPosition >= 0 || target.length != columns.size()) {
+      return false;
+    }
+    for (int i = 0; i < target.length; i++) {
+      if (target[i] != i) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A key given by column name, in key order and column types. */

@@ -322,7 +322,7 @@ public final class SinkEngine {
           0, false, 0, 0, List.copyOf(rejected), Map.copyOf(next), attempt);
     }
     t = phases.add("decode", t);
-    FoldedBatch folded = BatchFolder.fold(events, layout::project, layout.rules(), held.truncateLsn());
+    FoldedBatch folded = BatchFolder.fold(events, layout::project, layout::projectsAsItIs, layout.rules(), held.truncateLsn());
     t = phases.add("fold", t);
     rejected.addAll(folded.rejected());
     if (!rejected.isEmpty()) {

@@ -1,6 +1,7 @@
 package dev.floe.worker.fold;
 
 import dev.floe.worker.decode.ChangeEvent;
+import dev.floe.worker.decode.EventSchema;
 import dev.floe.worker.decode.Op;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.decode.RejectedRecord;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -42,22 +44,39 @@ public final class BatchFolder {
 
   /**
    * @param events the batch's events in any order across partitions, offset order within one
-   * @param project projects an upsert or delete onto the table's columns, into a new row array
-   *     that the fold then owns and combines into (so never the event's own values); throws {@link
-   *     IllegalArgumentException} for a record that does not fit the table. It is called from
-   *     several threads at once, but only after it has projected an event of each schema of the
-   *     batch on the calling thread (so per-schema caches are filled and then only read).
+   * @param project projects an upsert or delete onto the table's columns, into a row array the
+   *     fold reads and never writes (it may be the event's own values: events are folded again on
+   *     a retry); throws {@link IllegalArgumentException} for a record that does not fit the
+   *     table. It is called from several threads at once, but only after it has projected an
+   *     upsert of each schema of the batch on the calling thread (so per-schema caches are filled
+   *     and then only read).
    * @param rules the merge rule of each table column
    * @param watermark the truncate LSN the table already holds, or null
    */
   public static FoldedBatch fold(
       List<ChangeEvent> events, Function<ChangeEvent, Projected> project, MergeRule[] rules, Long watermark) {
-    return fold(events, project, rules, watermark, PARALLEL_FROM);
+    return fold(events, project, schema -> false, rules, watermark, PARALLEL_FROM);
+  }
+
+  /**
+   * As {@link #fold(List, Function, MergeRule[], Long)}, projecting the events of a schema that
+   * {@code cheap} accepts (asked once an upsert of it was projected) as they fold, on this thread:
+   * projecting them on every core first would hold a projection per event until it folds, for
+   * little work saved.
+   */
+  public static FoldedBatch fold(List<ChangeEvent> events, Function<ChangeEvent, Projected> project, Predicate<EventSchema> cheap,
+      MergeRule[] rules, Long watermark) {
+    return fold(events, project, cheap, rules, watermark, PARALLEL_FROM);
   }
 
   /** As {@link #fold(List, Function, MergeRule[], Long)}, projecting on every core from {@code parallelFrom} events. */
   static FoldedBatch fold(
       List<ChangeEvent> events, Function<ChangeEvent, Projected> project, MergeRule[] rules, Long watermark, int parallelFrom) {
+    return fold(events, project, schema -> false, rules, watermark, parallelFrom);
+  }
+
+  static FoldedBatch fold(List<ChangeEvent> events, Function<ChangeEvent, Projected> project, Predicate<EventSchema> cheap,
+      MergeRule[] rules, Long watermark, int parallelFrom) {
     List<ChangeEvent> ordered = inLogOrder(events);
 
     Long truncateLsn = watermark;
@@ -78,7 +97,7 @@ public final class BatchFolder {
     int superseded = 0;
     List<FoldedBatch.KeyMove> arrivals = new ArrayList<>();
     List<FoldedBatch.KeyMove> departures = new ArrayList<>();
-    Object[] projected = ordered.size() >= parallelFrom ? projectOnEveryCore(ordered, project) : null;
+    Object[] projected = ordered.size() >= parallelFrom ? projectOnEveryCore(ordered, project, cheap) : null;
     for (int i = 0; i < ordered.size(); i++) {
       ChangeEvent e = ordered.get(i);
       if (e.op() == Op.TRUNCATE) {
@@ -90,7 +109,7 @@ public final class BatchFolder {
       }
       Projected p;
       try {
-        p = projected == null ? project.apply(e) : projectedAt(projected, i);
+        p = projected == null || projected[i] == null ? project.apply(e) : projectedAt(projected, i);
       } catch (IllegalArgumentException ex) {
         rejected.add(new RejectedRecord(e.record(), ex.getMessage()));
         continue;
@@ -121,22 +140,33 @@ public final class BatchFolder {
   }
 
   /**
-   * Each event's projection, or what projecting it threw, by position: one event of each schema
-   * first on this thread (see {@link #fold}), then all of them on every core. Truncates and events
-   * a truncate supersedes are projected too; the fold never looks at those.
+   * Each event's projection, or what projecting it threw, by position: one upsert of each schema
+   * first on this thread (see {@link #fold}), then on every core the events of the schemas that
+   * are not {@code cheap} (left null, the fold projects the others itself); null when there are
+   * none. Truncates and events a truncate supersedes are projected too; the fold never looks at those.
    */
-  private static Object[] projectOnEveryCore(List<ChangeEvent> ordered, Function<ChangeEvent, Projected> project) {
+  private static Object[] projectOnEveryCore(List<ChangeEvent> ordered, Function<ChangeEvent, Projected> project, Predicate<EventSchema> cheap) {
     Object[] out = new Object[ordered.size()];
     java.util.Set<Object> schemas = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     for (int i = 0; i < out.length; i++) {
       ChangeEvent e = ordered.get(i);
-      if (e.op() != Op.TRUNCATE && schemas.add(e.schema())) {
+      if (e.op() == Op.UPSERT && schemas.add(e.schema())) {
         out[i] = projectOrFailure(e, project);
       }
     }
+    java.util.Set<Object> costly = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (ChangeEvent e : ordered) {
+      if (e.op() != Op.TRUNCATE && !cheap.test(e.schema())) {
+        costly.add(e.schema());
+      }
+    }
+    if (costly.isEmpty()) {
+      return null;
+    }
     java.util.stream.IntStream.range(0, out.length).parallel().forEach(i -> {
-      if (out[i] == null && ordered.get(i).op() != Op.TRUNCATE) {
-        out[i] = projectOrFailure(ordered.get(i), project);
+      ChangeEvent e = ordered.get(i);
+      if (out[i] == null && e.op() != Op.TRUNCATE && costly.contains(e.schema())) {
+        out[i] = projectOrFailure(e, project);
       }
     });
     return out;

@@ -23,15 +23,25 @@ public final class KeyFold {
   }
 
   /**
-   * Combines the next version of the row into the partial one. The fold takes {@code version} as
-   * its own (each projection is a new array that nothing else keeps) and combines into it, so
-   * folding allocates no row of its own; a rule that throws leaves the partial row as it was.
+   * Combines the next version of the row into the partial one. {@code version} may be the event's
+   * own values (see {@code TableLayout.project}), kept for a retry of the batch: the fold never
+   * writes into it, and copies it only when a rule's combination differs from it, so a version
+   * that replaces the partial one (every {@code last} rule, the common case) is kept as it is. A
+   * rule that throws leaves the partial row as it was.
    */
   void upsert(Object[] version, MergeRule[] rules) {
     if (partial != null) {
+      Object[] combined = version;
       for (int i = 0; i < partial.length; i++) {
-        version[i] = rules[i].combine(partial[i], version[i]);
+        Object v = rules[i].combine(partial[i], version[i]);
+        if (v != version[i]) {
+          if (combined == version) {
+            combined = version.clone();
+          }
+          combined[i] = v;
+        }
       }
+      version = combined;
     }
     partial = version;
   }
