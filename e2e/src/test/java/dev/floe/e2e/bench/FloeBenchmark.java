@@ -124,9 +124,9 @@ class FloeBenchmark {
         : java.util.Arrays.stream(named.split(",")).map(m -> WriteMode.valueOf(m.strip().toUpperCase(Locale.ROOT))).toArray(WriteMode[]::new);
   }
 
-  /** The worker JVM's heap and collector: -Dfloe.bench.workerJvm (space-separated) overrides them. */
+  /** The worker JVM's heap (sized up front, as the worker image does) and collector: -Dfloe.bench.workerJvm (space-separated) overrides them. */
   private static List<String> workerJvm() {
-    String given = System.getProperty("floe.bench.workerJvm", "-Xmx2g -XX:+UseParallelGC -XX:MetaspaceSize=128m");
+    String given = System.getProperty("floe.bench.workerJvm", "-Xms2g -Xmx2g -XX:+UseParallelGC -XX:MetaspaceSize=128m");
     return List.of(given.strip().split("\\s+"));
   }
 

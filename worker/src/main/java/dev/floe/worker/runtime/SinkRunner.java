@@ -210,7 +210,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       running = false;
       pipeline.close(); // a batch still in flight (the loop failed under it) finishes or gives up first
       aheadDecoder.close();
-      LOG.info("{}; decoding thread {} s", pipeline.phases(), String.format(java.util.Locale.ROOT, "%.2f", aheadDecoder.decodeSeconds()));
+      LOG.info("{}; decoding thread {} s, polling thread waited {} s for it", pipeline.phases(),
+          String.format(java.util.Locale.ROOT, "%.2f", aheadDecoder.decodeSeconds()), String.format(java.util.Locale.ROOT, "%.2f", aheadDecoder.waitSeconds()));
       for (SinkEngine engine : tables.engines()) {
         LOG.info("applying {}, seconds per phase: {}", engine.tableId(), engine.phaseTimes());
       }
@@ -843,7 +844,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     // A sink reads a backlog as fast as it can: Debezium's JSON records are ~2-3 KB, so Kafka's
     // 1 MiB per partition and 64 KiB socket buffer made the polling thread wait on round trips.
-    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(8 << 20));
+    // Not more per partition: a fetch response is one array, alive until its last record is
+    // polled, and the collector copies it whole at every young collection meanwhile (8 MiB per
+    // partition made 32 MiB responses a seventh of what a worker's collector copied).
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(2 << 20));
     p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, String.valueOf(1 << 20));
     // A sink reads topics, it never makes them: a deleted source topic must not come back empty
     // (with the broker's default partitions) just because the worker asked for its metadata.
