@@ -92,7 +92,8 @@ public final class BatchFolder {
       }
     }
 
-    Map<RowKey, KeyFold> keys = new LinkedHashMap<>();
+    // Sized for a key per event up front: grown from empty it would rehash ~20 times over a large batch.
+    Map<RowKey, KeyFold> keys = new LinkedHashMap<>((int) Math.min(1 << 30, ordered.size() * 4L / 3 + 1));
     List<RejectedRecord> rejected = new ArrayList<>();
     int superseded = 0;
     List<FoldedBatch.KeyMove> arrivals = new ArrayList<>();

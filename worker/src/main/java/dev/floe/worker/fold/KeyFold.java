@@ -153,7 +153,8 @@ public final class KeyFold {
 
   /**
    * The final row: the partial version combined with the stored row (null if none or discarded).
-   * A placeholder with nothing stored behind it resolves to null.
+   * A placeholder with nothing stored behind it resolves to null. The caller must not write into
+   * it: it may be the partial row, and that the event's own values.
    */
   public Object[] resolve(Object[] stored, MergeRule[] rules) {
     return resolve(stored, rules, null);
@@ -165,14 +166,26 @@ public final class KeyFold {
    * stored under this key.
    */
   public Object[] resolve(Object[] stored, MergeRule[] rules, Object[] previousImage) {
-    Object[] out = new Object[partial.length];
+    // The partial row itself when nothing changes it (every rule takes the new value, no
+    // placeholder): a batch holds its final rows until it commits, one array per key saved. Nothing
+    // downstream writes into a final row it did not make (a pending value, which a later step
+    // settles in place, only ever comes from a stored row or an image, so into a new array here).
+    Object[] out = partial;
     boolean useStored = stored != null && !discardsStored;
-    for (int i = 0; i < out.length; i++) {
+    for (int i = 0; i < partial.length; i++) {
       Object v = useStored ? rules[i].combine(stored[i], partial[i]) : partial[i];
       if (v == Unchanged.VALUE && previousImage != null) {
         v = previousImage[i];
       }
-      out[i] = v == Unchanged.VALUE ? null : v;
+      if (v == Unchanged.VALUE) {
+        v = null;
+      }
+      if (v != partial[i]) {
+        if (out == partial) {
+          out = partial.clone();
+        }
+        out[i] = v;
+      }
     }
     return out;
   }
