@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +27,15 @@ import org.slf4j.LoggerFactory;
  * holding two batches of bytes). The applying thread waits, before it applies a batch, for the
  * polls queued before the batch was handed over. Best effort: a record left undecoded (it failed
  * here, or its poll's decode was dropped) is decoded at apply time, as it always was.
+ *
+ * @param <T> what decodes a record: the engine of the table it goes to, in a worker
  */
-final class AheadDecoder implements AutoCloseable {
+final class AheadDecoder<T> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AheadDecoder.class);
 
   private final ExecutorService thread;
+  /** Decodes a record for the table it goes to (the worker's: {@link SinkEngine#decodeAhead}); null when it cannot ahead. */
+  private final BiFunction<T, RawRecord, Decoded> decodeAhead;
   /** Polls queued since the last hand-over; the polling thread's alone. */
   private final List<Future<?>> queued = new ArrayList<>();
   private final AtomicLong decodeNanos = new AtomicLong();
@@ -46,7 +51,13 @@ final class AheadDecoder implements AutoCloseable {
    */
   static final int POLLS_AHEAD = 2;
 
-  AheadDecoder(String name) {
+  /** A decoder for a worker's tables: each record decoded by its table's engine. */
+  static AheadDecoder<SinkEngine> forEngines(String name) {
+    return new AheadDecoder<>(name, SinkEngine::decodeAhead);
+  }
+
+  AheadDecoder(String name, BiFunction<T, RawRecord, Decoded> decodeAhead) {
+    this.decodeAhead = decodeAhead;
     this.thread = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "floe-decode-" + name);
       t.setDaemon(true);
@@ -58,7 +69,7 @@ final class AheadDecoder implements AutoCloseable {
    * Queues one poll's records, as the batch holds them, split by the engine of their table; first
    * waits, while more than {@link #POLLS_AHEAD} polls are queued undecoded, for the oldest of them.
    */
-  void submit(Map<SinkEngine, List<RawRecord>> polled) {
+  void submit(Map<T, List<RawRecord>> polled) {
     if (!polled.isEmpty() && !thread.isShutdown()) {
       if (queued.size() >= POLLS_AHEAD) {
         long t0 = System.nanoTime();
@@ -104,11 +115,11 @@ final class AheadDecoder implements AutoCloseable {
     thread.shutdownNow();
   }
 
-  private void decode(SinkEngine engine, List<RawRecord> records) {
+  private void decode(T table, List<RawRecord> records) {
     long t0 = System.nanoTime();
     for (RawRecord r : records) {
       try {
-        Decoded d = engine.decodeAhead(r);
+        Decoded d = decodeAhead.apply(table, r);
         if (d != null) {
           r.keepDecoded(d);
         }

@@ -75,7 +75,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /** What finishing the batch in flight threw inside a rebalance callback, rethrown once poll returns. */
   private RuntimeException pendingFailure;
   private final GroupOffsets groupOffsets = new GroupOffsets();
-  private final AheadDecoder aheadDecoder;
+  private final AheadDecoder<SinkEngine> aheadDecoder;
   /** Re-reads from Kafka the rejected records that released their bytes; null without a dead-letter topic. */
   private final SourceRereader rereader;
   private final WakeBacklog wakeBacklog = new WakeBacklog();
@@ -125,7 +125,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     SharedSchemas schemas = new SharedSchemas(); // the polling thread's: the consumer holds values with them, the batch keeps them
     this.batch = new OpenBatch(spec.commit(), schemas);
     this.pipeline = new BatchPipeline("floe-apply-" + spec.sinkId());
-    this.aheadDecoder = new AheadDecoder(spec.sinkId());
+    this.aheadDecoder = AheadDecoder.forEngines(spec.sinkId());
     this.selfCompaction = new SelfCompaction(spec.compaction(), metrics, System.nanoTime());
     // Before the Kafka clients: creating them loads thousands of classes, while the table and its
     // index can load (on the applying thread) as soon as the catalog answers.

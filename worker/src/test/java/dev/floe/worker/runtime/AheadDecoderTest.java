@@ -1,0 +1,87 @@
+package dev.floe.worker.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.floe.worker.decode.Decoded;
+import dev.floe.worker.decode.RawRecord;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Polling runs at most {@link AheadDecoder#POLLS_AHEAD} polls ahead of the decoding thread: records
+ * waiting to be decoded still hold their bytes, and bytes held past a young collection are copied
+ * and promoted. Every record submitted is decoded, in order, before the batch is handed over.
+ */
+class AheadDecoderTest {
+
+  @Test
+  void pollingWaitsWhileTwoPollsAreUndecodedAndGoesOnOnceTheOldestIsDecoded() throws Exception {
+    // given a decoding thread held at the first record it decodes
+    CountDownLatch decoding = new CountDownLatch(1);
+    List<Long> decoded = java.util.Collections.synchronizedList(new ArrayList<>());
+    try (AheadDecoder<String> decoder = new AheadDecoder<>("test", (table, r) -> {
+      awaitQuietly(decoding);
+      decoded.add(r.offset());
+      return new Decoded.Skip(r, "decoded in the test");
+    })) {
+      List<RawRecord> first = polled(0, 3);
+      decoder.submit(Map.of("t", first));
+      decoder.submit(Map.of("t", polled(3, 3)));
+
+      // when a third poll is submitted while the first two are undecoded
+      Thread polling = new Thread(() -> decoder.submit(Map.of("t", polled(6, 3))), "polling");
+      polling.start();
+
+      // then polling waits for the decoder
+      await().atMost(Duration.ofSeconds(10)).until(() -> polling.getState() == Thread.State.WAITING);
+      assertThat(decoded).isEmpty();
+
+      // and once the decoder goes on, polling does too, and every record is decoded in poll order
+      decoding.countDown();
+      polling.join(TimeUnit.SECONDS.toMillis(10));
+      assertThat(polling.isAlive()).isFalse();
+      decoder.takeQueued().run();
+      assertThat(decoded).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
+      assertThat(first).allSatisfy(r -> assertThat(r.decodedAhead()).isInstanceOf(Decoded.Skip.class));
+      assertThat(decoder.waitSeconds()).isPositive();
+    }
+  }
+
+  @Test
+  void twoPollsAheadDoNotWait() {
+    // given a decoding thread that never gets to decode
+    CountDownLatch never = new CountDownLatch(1);
+    try (AheadDecoder<String> decoder = new AheadDecoder<>("test", (table, r) -> {
+      awaitQuietly(never);
+      return null;
+    })) {
+      // when two polls are submitted, then neither waits
+      decoder.submit(Map.of("t", polled(0, 2)));
+      decoder.submit(Map.of("t", polled(2, 2)));
+      assertThat(decoder.waitSeconds()).isZero();
+      never.countDown();
+    }
+  }
+
+  private static List<RawRecord> polled(long from, int count) {
+    List<RawRecord> out = new ArrayList<>();
+    for (long o = from; o < from + count; o++) {
+      out.add(new RawRecord("t", 0, o, new byte[] {1}, new byte[] {2}));
+    }
+    return out;
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
