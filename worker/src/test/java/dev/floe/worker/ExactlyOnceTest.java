@@ -18,6 +18,7 @@ import dev.floe.worker.model.OrdersTable;
 import dev.floe.worker.model.Step;
 import dev.floe.worker.quickstart.DebeziumEnvelopes;
 import dev.floe.worker.testing.LocalWarehouse;
+import dev.floe.worker.testing.Latches;
 import dev.floe.worker.testing.NessieServer;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -120,7 +121,7 @@ class ExactlyOnceTest {
       List<List<RawRecord>> batches = batchesByPartition.get(p);
       workers.add(CompletableFuture.supplyAsync(() -> {
         SinkEngine worker = new SinkEngine(spec, catalogs.get());
-        awaitQuietly(start);
+        Latches.await(start);
         int retries = 0;
         for (List<RawRecord> batch : batches) {
           retries += worker.apply(batch, DeadLetters.DISCARD).commitAttempts() - 1;
@@ -193,15 +194,6 @@ class ExactlyOnceTest {
       }
     }
     return out;
-  }
-
-  private static void awaitQuietly(CountDownLatch latch) {
-    try {
-      latch.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
 }

@@ -33,13 +33,7 @@ public final class KeyFold {
     if (partial != null) {
       Object[] combined = version;
       for (int i = 0; i < partial.length; i++) {
-        Object v = rules[i].combine(partial[i], version[i]);
-        if (v != version[i]) {
-          if (combined == version) {
-            combined = version.clone();
-          }
-          combined[i] = v;
-        }
+        combined = withValue(combined, version, i, rules[i].combine(partial[i], version[i]));
       }
       version = combined;
     }
@@ -177,16 +171,23 @@ public final class KeyFold {
       if (v == Unchanged.VALUE && previousImage != null) {
         v = previousImage[i];
       }
-      if (v == Unchanged.VALUE) {
-        v = null;
-      }
-      if (v != partial[i]) {
-        if (out == partial) {
-          out = partial.clone();
-        }
-        out[i] = v;
-      }
+      out = withValue(out, partial, i, v == Unchanged.VALUE ? null : v);
     }
+    return out;
+  }
+
+  /**
+   * {@code row} with {@code value} at {@code i}: {@code row} itself when it holds that value
+   * already, else a copy of {@code original} (the first time a value differs) written into.
+   * {@code row} is {@code original} or a copy of it made here: the fold never writes into a row it
+   * was given.
+   */
+  private static Object[] withValue(Object[] row, Object[] original, int i, Object value) {
+    if (value == row[i]) {
+      return row;
+    }
+    Object[] out = row == original ? original.clone() : row;
+    out[i] = value;
     return out;
   }
 

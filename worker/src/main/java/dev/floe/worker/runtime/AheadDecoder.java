@@ -67,7 +67,8 @@ final class AheadDecoder<T> implements AutoCloseable {
 
   /**
    * Queues one poll's records, as the batch holds them, split by the engine of their table; first
-   * waits, while more than {@link #POLLS_AHEAD} polls are queued undecoded, for the oldest of them.
+   * waits for the poll {@link #POLLS_AHEAD} back to be decoded, so that at most that many polls
+   * wait undecoded once this one is queued.
    */
   void submit(Map<T, List<RawRecord>> polled) {
     if (!polled.isEmpty() && !thread.isShutdown()) {

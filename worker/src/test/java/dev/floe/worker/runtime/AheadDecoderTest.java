@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.testing.Latches;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +27,7 @@ class AheadDecoderTest {
     CountDownLatch decoding = new CountDownLatch(1);
     List<Long> decoded = java.util.Collections.synchronizedList(new ArrayList<>());
     try (AheadDecoder<String> decoder = new AheadDecoder<>("test", (table, r) -> {
-      awaitQuietly(decoding);
+      Latches.await(decoding);
       decoded.add(r.offset());
       return new Decoded.Skip(r, "decoded in the test");
     })) {
@@ -58,7 +59,7 @@ class AheadDecoderTest {
     // given a decoding thread that never gets to decode
     CountDownLatch never = new CountDownLatch(1);
     try (AheadDecoder<String> decoder = new AheadDecoder<>("test", (table, r) -> {
-      awaitQuietly(never);
+      Latches.await(never);
       return null;
     })) {
       // when two polls are submitted, then neither waits
@@ -75,13 +76,5 @@ class AheadDecoderTest {
       out.add(new RawRecord("t", 0, o, new byte[] {1}, new byte[] {2}));
     }
     return out;
-  }
-
-  private static void awaitQuietly(CountDownLatch latch) {
-    try {
-      latch.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }
