@@ -78,19 +78,11 @@ public final class BatchFolder {
   static FoldedBatch fold(List<ChangeEvent> events, Function<ChangeEvent, Projected> project, Predicate<EventSchema> cheap,
       MergeRule[] rules, Long watermark, int parallelFrom) {
     List<ChangeEvent> ordered = inLogOrder(events);
-
-    Long truncateLsn = watermark;
-    boolean truncates = false;
-    Map<TopicPartition, Long> truncateOffsets = new HashMap<>();
-    for (ChangeEvent e : ordered) {
-      if (e.op() == Op.TRUNCATE) {
-        truncates = true;
-        truncateOffsets.merge(e.record().topicPartition(), e.record().offset(), Math::max);
-        if (e.lsn() != null && (truncateLsn == null || e.lsn() > truncateLsn)) {
-          truncateLsn = e.lsn();
-        }
-      }
-    }
+    BatchSurvey survey = BatchSurvey.of(ordered, watermark, project, cheap, ordered.size() >= parallelFrom);
+    Long truncateLsn = survey.truncateLsn;
+    boolean truncates = survey.truncates;
+    Map<TopicPartition, Long> truncateOffsets = survey.truncateOffsets;
+    Object[] projected = survey.projected;
 
     // Sized for a key per event up front: grown from empty it would rehash ~20 times over a large batch.
     Map<RowKey, KeyFold> keys = new LinkedHashMap<>((int) Math.min(1 << 30, ordered.size() * 4L / 3 + 1));
@@ -98,7 +90,6 @@ public final class BatchFolder {
     int superseded = 0;
     List<FoldedBatch.KeyMove> arrivals = new ArrayList<>();
     List<FoldedBatch.KeyMove> departures = new ArrayList<>();
-    Object[] projected = ordered.size() >= parallelFrom ? projectOnEveryCore(ordered, project, cheap) : null;
     for (int i = 0; i < ordered.size(); i++) {
       ChangeEvent e = ordered.get(i);
       if (e.op() == Op.TRUNCATE) {
@@ -138,47 +129,6 @@ public final class BatchFolder {
       }
     }
     return new FoldedBatch(keys, truncates, truncateLsn, superseded, rejected, arrivals, departures);
-  }
-
-  /**
-   * Each event's projection, or what projecting it threw, by position: one upsert of each schema
-   * first on this thread (see {@link #fold}), then on every core the events of the schemas that
-   * are not {@code cheap} (left null, the fold projects the others itself); null when there are
-   * none. Truncates and events a truncate supersedes are projected too; the fold never looks at those.
-   */
-  private static Object[] projectOnEveryCore(List<ChangeEvent> ordered, Function<ChangeEvent, Projected> project, Predicate<EventSchema> cheap) {
-    Object[] out = new Object[ordered.size()];
-    java.util.Set<Object> schemas = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    for (int i = 0; i < out.length; i++) {
-      ChangeEvent e = ordered.get(i);
-      if (e.op() == Op.UPSERT && schemas.add(e.schema())) {
-        out[i] = projectOrFailure(e, project);
-      }
-    }
-    java.util.Set<Object> costly = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    for (ChangeEvent e : ordered) {
-      if (e.op() != Op.TRUNCATE && !cheap.test(e.schema())) {
-        costly.add(e.schema());
-      }
-    }
-    if (costly.isEmpty()) {
-      return null;
-    }
-    java.util.stream.IntStream.range(0, out.length).parallel().forEach(i -> {
-      ChangeEvent e = ordered.get(i);
-      if (out[i] == null && e.op() != Op.TRUNCATE && costly.contains(e.schema())) {
-        out[i] = projectOrFailure(e, project);
-      }
-    });
-    return out;
-  }
-
-  private static Object projectOrFailure(ChangeEvent e, Function<ChangeEvent, Projected> project) {
-    try {
-      return project.apply(e);
-    } catch (IllegalArgumentException ex) {
-      return ex;
-    }
   }
 
   /** Takes the projection at {@code i} out of the array: the projections folded already can be collected while the rest fold. */

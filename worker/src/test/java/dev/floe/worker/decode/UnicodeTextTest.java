@@ -1,0 +1,72 @@
+package dev.floe.worker.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The UTF-8 check every record's bytes pass before Jackson reads them, against the byte-by-byte reading of it. */
+class UnicodeTextTest {
+
+  @Test
+  void theFirstNonAsciiByteIsFoundWhereverItLiesInOrAcrossWords() {
+    Random random = new Random(7);
+    for (int round = 0; round < 20_000; round++) {
+      // given ASCII bytes with zero to three non-ASCII bytes anywhere, read from any offset and length
+      byte[] bytes = new byte[1 + random.nextInt(80)];
+      for (int i = 0; i < bytes.length; i++) {
+        bytes[i] = (byte) (0x20 + random.nextInt(0x5f));
+      }
+      for (int n = random.nextInt(4); n > 0; n--) {
+        bytes[random.nextInt(bytes.length)] = (byte) (0x80 | random.nextInt(0x80));
+      }
+      int from = random.nextInt(bytes.length);
+      int end = from + random.nextInt(bytes.length - from + 1);
+
+      // when the word-at-a-time scan looks for it, then it finds what a byte-by-byte scan finds
+      assertThat(UnicodeText.firstNonAscii(bytes, from, end)).as("round %d", round).isEqualTo(byteByByte(bytes, from, end));
+    }
+  }
+
+  @Test
+  void wellFormedUtf8PassesAndMalformedBytesAnywhereDoNot() throws Exception {
+    Random random = new Random(11);
+    String[] pieces = {"a", "Ωmega", "naïve", "日本", "😀", "plain ascii text of some length", "\"quoted\""};
+    for (int round = 0; round < 5_000; round++) {
+      // given well-formed UTF-8 text, and the same with one byte made 0xFF
+      StringBuilder text = new StringBuilder();
+      for (int n = 1 + random.nextInt(8); n > 0; n--) {
+        text.append(pieces[random.nextInt(pieces.length)]);
+      }
+      byte[] good = text.toString().getBytes(StandardCharsets.UTF_8);
+      byte[] bad = good.clone();
+      bad[random.nextInt(bad.length)] = (byte) 0xFF;
+
+      // then the check agrees with the JDK's strict decoder on both
+      assertThat(UnicodeText.isUtf8(good, 0, good.length)).isTrue();
+      assertThat(UnicodeText.isUtf8(bad, 0, bad.length)).isEqualTo(strictlyDecodes(bad)).isFalse();
+    }
+  }
+
+  private static int byteByByte(byte[] bytes, int from, int end) {
+    for (int i = from; i < end; i++) {
+      if (bytes[i] < 0) {
+        return i;
+      }
+    }
+    return end;
+  }
+
+  private static boolean strictlyDecodes(byte[] bytes) {
+    try {
+      StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+      return true;
+    } catch (CharacterCodingException e) {
+      return false;
+    }
+  }
+}
