@@ -153,14 +153,24 @@ abstract class KeyLocations {
     private final List<DataFile> files = new ArrayList<>();
     private final Map<String, Integer> ids = new HashMap<>();
 
+    /** The file packed last and its id, as one reference: a commit or a load packs a file's rows one after another. */
+    private record Last(DataFile file, long id) {}
+
+    private Last last = new Last(null, 0);
+
     long pack(DataFile file, long position) {
-      Integer id = ids.get(file.location()); // no capturing lambda per call: a load packs every key of the table
-      if (id == null) {
-        id = files.size();
-        files.add(file);
-        ids.put(file.location(), id);
+      Last l = last;
+      if (file != l.file()) {
+        Integer id = ids.get(file.location()); // no capturing lambda per call: a load packs every key of the table
+        if (id == null) {
+          id = files.size();
+          files.add(file);
+          ids.put(file.location(), id);
+        }
+        l = new Last(file, id);
+        last = l;
       }
-      return ((long) id << POSITION_BITS) | position;
+      return (l.id() << POSITION_BITS) | position;
     }
 
     PrimaryKeyIndex.Location unpack(long packed) {

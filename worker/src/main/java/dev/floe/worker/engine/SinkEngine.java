@@ -293,11 +293,13 @@ public final class SinkEngine {
     List<ChangeEvent> events = new ArrayList<>(fresh.size());
     List<RejectedRecord> rejected = new ArrayList<>();
     int tombstones = 0;
+    SchemaSurvey schemas = new SchemaSurvey();
     // events are never changed by folding: one decoded ahead serves every attempt
     Schema tableSchema = exists ? table.schema() : null;
     for (Decoded d : BatchDecode.decode(fresh, r -> decoder.decode(r, tableSchema))) {
       if (d instanceof ChangeEvent e) {
         events.add(e);
+        schemas.add(e);
       } else if (d instanceof Decoded.Rejected rj) {
         rejected.add(rj.rejected());
       } else {
@@ -305,7 +307,7 @@ public final class SinkEngine {
       }
     }
 
-    prepareTable(events);
+    prepareTable(events, schemas.lowestLsns());
     if (table != null && DefaultFiller.finishPending(table)) {
       return applyOnce(records, deadLetters, attempt, stops); // old rows got a new column's default: plan on the filled table
     }
@@ -581,29 +583,7 @@ public final class SinkEngine {
   }
 
   /** Creates the table from the first event, or evolves it to fit every event schema in the batch. */
-  private void prepareTable(List<ChangeEvent> events) {
-    // Each schema once, with the first LSN seen under it; a batch holds one or a few schemas, shared by its events.
-    Map<EventSchema, Long> bySchema = new IdentityHashMap<>();
-    EventSchema current = null;
-    long currentMin = NONE_SEEN;
-    for (ChangeEvent e : events) {
-      if (e.op() == Op.TRUNCATE) {
-        continue;
-      }
-      if (e.schema() != current) {
-        if (current != null) {
-          bySchema.merge(current, currentMin, Math::min);
-        }
-        current = e.schema();
-        currentMin = NONE_SEEN;
-      }
-      if (e.lsnOrNone() != ChangeEvent.NO_LSN) {
-        currentMin = Math.min(currentMin, e.lsnOrNone());
-      }
-    }
-    if (current != null) {
-      bySchema.merge(current, currentMin, Math::min);
-    }
+  private void prepareTable(List<ChangeEvent> events, Map<EventSchema, Long> bySchema) {
     if (table == null) {
       ChangeEvent first = events.stream().filter(e -> e.op() != Op.TRUNCATE).findFirst().orElse(null);
       if (first == null) {
@@ -615,7 +595,7 @@ public final class SinkEngine {
     boolean changed = false;
     for (Map.Entry<EventSchema, Long> e : bySchema.entrySet()) {
       try {
-        changed |= TableProvisioner.evolve(table, e.getKey(), e.getValue() == NONE_SEEN ? null : e.getValue());
+        changed |= TableProvisioner.evolve(table, e.getKey(), e.getValue() == SchemaSurvey.NONE_SEEN ? null : e.getValue());
       } catch (IllegalArgumentException ex) {
         throw new IncompatibleSchemaException("table " + tableId + ": " + ex.getMessage(),
             events.stream().filter(ev -> ev.op() != Op.TRUNCATE && ev.schema() == e.getKey()).map(ChangeEvent::record).toList());
@@ -629,9 +609,6 @@ public final class SinkEngine {
       index = null; // keys may have been widened
     }
   }
-
-  /** No event of a schema carried an LSN (sources without one): larger than any LSN, so one that does wins. */
-  private static final long NONE_SEEN = Long.MAX_VALUE;
 
   private boolean loadTable() {
     if (table != null) {
