@@ -9,28 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The UTF-8 check every record's bytes pass before Jackson reads them, against the byte-by-byte reading of it. */
+/** The UTF-8 check every record's bytes pass before Jackson reads them, against the JDK's strict decoder. */
 class UnicodeTextTest {
-
-  @Test
-  void theFirstNonAsciiByteIsFoundWhereverItLiesInOrAcrossWords() {
-    Random random = new Random(7);
-    for (int round = 0; round < 20_000; round++) {
-      // given ASCII bytes with zero to three non-ASCII bytes anywhere, read from any offset and length
-      byte[] bytes = new byte[1 + random.nextInt(80)];
-      for (int i = 0; i < bytes.length; i++) {
-        bytes[i] = (byte) (0x20 + random.nextInt(0x5f));
-      }
-      for (int n = random.nextInt(4); n > 0; n--) {
-        bytes[random.nextInt(bytes.length)] = (byte) (0x80 | random.nextInt(0x80));
-      }
-      int from = random.nextInt(bytes.length);
-      int end = from + random.nextInt(bytes.length - from + 1);
-
-      // when the word-at-a-time scan looks for it, then it finds what a byte-by-byte scan finds
-      assertThat(UnicodeText.firstNonAscii(bytes, from, end)).as("round %d", round).isEqualTo(byteByByte(bytes, from, end));
-    }
-  }
 
   @Test
   void wellFormedUtf8PassesAndMalformedBytesAnywhereDoNot() throws Exception {
@@ -50,15 +30,6 @@ class UnicodeTextTest {
       assertThat(UnicodeText.isUtf8(good, 0, good.length)).isTrue();
       assertThat(UnicodeText.isUtf8(bad, 0, bad.length)).isEqualTo(strictlyDecodes(bad)).isFalse();
     }
-  }
-
-  private static int byteByByte(byte[] bytes, int from, int end) {
-    for (int i = from; i < end; i++) {
-      if (bytes[i] < 0) {
-        return i;
-      }
-    }
-    return end;
   }
 
   private static boolean strictlyDecodes(byte[] bytes) {
