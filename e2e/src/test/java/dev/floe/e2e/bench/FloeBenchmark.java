@@ -124,6 +124,17 @@ class FloeBenchmark {
         : java.util.Arrays.stream(named.split(",")).map(m -> WriteMode.valueOf(m.strip().toUpperCase(Locale.ROOT))).toArray(WriteMode[]::new);
   }
 
+  /**
+   * The JFR recording of a timed worker, by -Dfloe.bench.jfr: JFR's {@code profile} settings by
+   * default (what the report's hot methods come from; its cost was under this machine's noise in
+   * alternating runs), another settings name, or {@code none} (for a run under another profiler).
+   */
+  private static List<String> recording(Path file) {
+    String settings = System.getProperty("floe.bench.jfr", "profile").strip();
+    return settings.equals("none") ? List.of()
+        : List.of("-XX:StartFlightRecording=filename=" + file + ",settings=" + settings + ",dumponexit=true");
+  }
+
   /** The worker JVM's heap (sized up front, as the worker image does) and collector: -Dfloe.bench.workerJvm (space-separated) overrides them. */
   private static List<String> workerJvm() {
     String given = System.getProperty("floe.bench.workerJvm", "-Xms2g -Xmx2g -XX:+UseParallelGC -XX:MetaspaceSize=128m");
@@ -193,7 +204,7 @@ class FloeBenchmark {
     int port = freePort();
     Path jfr = dir.resolve("worker.jfr");
     WorkerProcess worker = WorkerProcess.start(dir.resolve("worker.log"),
-        Stream.concat(workerJvm().stream(), Stream.of("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true")).toList(),
+        Stream.concat(workerJvm().stream(), recording(jfr).stream()).toList(),
         "run", "--config", config.toString(), "--port", String.valueOf(port), "--grace", "30");
     Catalog catalog = CatalogLoader.load("floe", catalogSpec, SecretResolver.fromEnvironment());
     TableIdentifier id = TableIdentifier.parse("bench.orders");
@@ -254,11 +265,13 @@ class FloeBenchmark {
     r.put("deleteFiles", Integer.parseInt(s.summary().getOrDefault("total-delete-files", "0")));
     r.put("tableBytes", Long.parseLong(s.summary().getOrDefault("total-files-size", "0")));
     r.put("snapshots", count(table.snapshots()));
-    if (rate < decodeRate / 2) {
+    if (rate < decodeRate / 2 && Files.exists(jfr)) {
       r.put("profile.hotMethodsPercent", Profile.hotMethods(jfr, 12));
       r.put("profile.floeClassesPercentInclusive", Profile.floeClasses(jfr, 12));
     }
-    r.put("jfr", jfr.toString());
+    if (Files.exists(jfr)) {
+      r.put("jfr", jfr.toString());
+    }
     r.putAll(coldStart(kafka, stream, produced, spec, config, catalog, id, dir));
     checkEqualsSource(catalog.loadTable(id), stream.rows());
     return r;

@@ -19,7 +19,7 @@ public final class CatalogLoader {
   private CatalogLoader() {}
 
   public static Catalog load(String name, CatalogSpec spec, SecretResolver secrets) {
-    return CatalogUtil.buildIcebergCatalog(name, properties(spec, secrets), new Configuration());
+    return CatalogUtil.buildIcebergCatalog(name, properties(spec, secrets), LocalFiles.configure(new Configuration()));
   }
 
   /** The catalog properties Iceberg receives, secrets resolved; never log the result. */

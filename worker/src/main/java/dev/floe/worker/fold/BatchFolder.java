@@ -80,7 +80,7 @@ public final class BatchFolder {
     List<ChangeEvent> ordered = inLogOrder(events);
     BatchSurvey survey = BatchSurvey.of(ordered, watermark, project, cheap, ordered.size() >= parallelFrom);
     Long truncateLsn = survey.truncateLsn;
-    boolean truncates = survey.truncates;
+    boolean truncates = survey.truncates();
     Map<TopicPartition, Long> truncateOffsets = survey.truncateOffsets;
     Object[] projected = survey.projected;
 

@@ -27,7 +27,6 @@ final class BatchSurvey {
   private static final Object NO_RUN = new Object();
   /** The newest truncate LSN, of the table's watermark and of this batch; null when neither has one. */
   final Long truncateLsn;
-  final boolean truncates;
   /** Per partition, the offset of its last truncate in this batch. */
   final Map<TopicPartition, Long> truncateOffsets;
   /**
@@ -37,11 +36,15 @@ final class BatchSurvey {
    */
   final Object[] projected;
 
-  private BatchSurvey(Long truncateLsn, boolean truncates, Map<TopicPartition, Long> truncateOffsets, Object[] projected) {
+  private BatchSurvey(Long truncateLsn, Map<TopicPartition, Long> truncateOffsets, Object[] projected) {
     this.truncateLsn = truncateLsn;
-    this.truncates = truncates;
     this.truncateOffsets = truncateOffsets;
     this.projected = projected;
+  }
+
+  /** Whether the batch holds a truncate: every truncate leaves its partition's offset. */
+  boolean truncates() {
+    return !truncateOffsets.isEmpty();
   }
 
   /**
@@ -52,7 +55,6 @@ final class BatchSurvey {
   static BatchSurvey of(List<ChangeEvent> ordered, Long watermark, Function<ChangeEvent, BatchFolder.Projected> project,
       Predicate<EventSchema> cheap, boolean onEveryCore) {
     Long truncateLsn = watermark;
-    boolean truncates = false;
     Map<TopicPartition, Long> truncateOffsets = new HashMap<>();
     Object[] out = onEveryCore ? new Object[ordered.size()] : null;
     Set<EventSchema> schemas = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -63,7 +65,6 @@ final class BatchSurvey {
     for (int i = 0; i < ordered.size(); i++) {
       ChangeEvent e = ordered.get(i);
       if (e.op() == Op.TRUNCATE) {
-        truncates = true;
         truncateOffsets.merge(e.record().topicPartition(), e.record().offset(), Math::max);
         if (e.lsnOrNone() != ChangeEvent.NO_LSN && (truncateLsn == null || e.lsnOrNone() > truncateLsn)) {
           truncateLsn = e.lsnOrNone();
@@ -85,7 +86,7 @@ final class BatchSurvey {
         }
       }
     }
-    return new BatchSurvey(truncateLsn, truncates, truncateOffsets, onEveryCore ? projectCostly(ordered, project, cheap, out, schemas) : null);
+    return new BatchSurvey(truncateLsn, truncateOffsets, onEveryCore ? projectCostly(ordered, project, cheap, out, schemas) : null);
   }
 
   /**
