@@ -3,14 +3,11 @@ package dev.floe.worker.catalog;
 import java.io.IOException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
-import java.nio.file.attribute.PosixFilePermission;
-import java.util.EnumSet;
-import java.util.Set;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
-import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 
 /**
@@ -48,31 +45,8 @@ public final class LocalFiles extends LocalFileSystem {
         super.setPermission(p, permission); // what java.nio cannot say: Hadoop's own way
         return;
       }
-      Files.setPosixFilePermissions(pathToFile(p).toPath(), posix(permission));
-    }
-
-    static Set<PosixFilePermission> posix(FsPermission permission) {
-      Set<PosixFilePermission> out = EnumSet.noneOf(PosixFilePermission.class);
-      add(out, permission.getUserAction(), PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
-          PosixFilePermission.OWNER_EXECUTE);
-      add(out, permission.getGroupAction(), PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
-          PosixFilePermission.GROUP_EXECUTE);
-      add(out, permission.getOtherAction(), PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE,
-          PosixFilePermission.OTHERS_EXECUTE);
-      return out;
-    }
-
-    private static void add(Set<PosixFilePermission> out, FsAction action, PosixFilePermission read,
-        PosixFilePermission write, PosixFilePermission execute) {
-      if (action.implies(FsAction.READ)) {
-        out.add(read);
-      }
-      if (action.implies(FsAction.WRITE)) {
-        out.add(write);
-      }
-      if (action.implies(FsAction.EXECUTE)) {
-        out.add(execute);
-      }
+      // without a sticky bit, Hadoop's symbolic form is exactly the nine characters java.nio reads
+      Files.setPosixFilePermissions(pathToFile(p).toPath(), PosixFilePermissions.fromString(permission.toString()));
     }
   }
 }

@@ -2,22 +2,19 @@ package dev.floe.worker.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.config.CatalogSpec;
 import dev.floe.worker.config.SecretResolver;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
-import dev.floe.worker.apply.EqualityDeltaWriter;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.encryption.EncryptedFiles;
-import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -26,8 +23,10 @@ import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.hadoop.Util;
+import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,10 +81,11 @@ class LocalFilesTest {
     fs.initialize(dir.toUri(), new Configuration());
 
     // when permissions are set, then the file has exactly them
-    for (String mode : List.of("640", "600", "755", "444", "000", "777")) {
-      fs.setPermission(new org.apache.hadoop.fs.Path(file.toUri()), new FsPermission(mode));
-      Set<java.nio.file.attribute.PosixFilePermission> expected = PosixFilePermissions.fromString(new FsPermission(mode).toString());
-      assertThat(Files.getPosixFilePermissions(file)).as(mode).isEqualTo(expected);
+    Map<String, String> modes = Map.of("640", "rw-r-----", "600", "rw-------", "755", "rwxr-xr-x", "444", "r--r--r--",
+        "000", "---------", "777", "rwxrwxrwx", "751", "rwxr-x--x");
+    for (Map.Entry<String, String> mode : modes.entrySet()) {
+      fs.setPermission(new org.apache.hadoop.fs.Path(file.toUri()), new FsPermission(mode.getKey()));
+      assertThat(Files.getPosixFilePermissions(file)).as(mode.getKey()).isEqualTo(PosixFilePermissions.fromString(mode.getValue()));
     }
   }
 }
