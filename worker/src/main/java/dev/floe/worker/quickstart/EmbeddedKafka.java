@@ -1,32 +1,55 @@
 package dev.floe.worker.quickstart;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** A real single-node Kafka broker (KRaft, controller and broker combined) inside this JVM. */
+/**
+ * A real single-node Kafka broker (KRaft, controller and broker combined) inside this JVM.
+ *
+ * <p>It owns its log directory and is closed before that directory is deleted, also when the JVM
+ * exits with the broker still open. The test kit's default directory is deleted by a shutdown hook
+ * of Kafka's own that runs concurrently with every other hook; a broker still running when its
+ * metadata log directory vanishes halts the JVM with exit code 1 ({@code ReplicaManager}'s log
+ * directory failure), which turned a passing test run into a failed build.
+ */
 public final class EmbeddedKafka implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
+
+  private final Path directory;
   private final KafkaClusterTestKit cluster;
+  private final Thread closeAtExit = new Thread(this::closeAtExit, "embedded-kafka-shutdown");
+  private boolean closed;
 
   public EmbeddedKafka() throws Exception {
+    directory = Files.createTempDirectory("floe-kafka-");
     // The test kit prints its formatting steps to stdout; keep the quickstart's output for people.
     java.io.PrintStream out = System.out;
     System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
     try {
-      cluster = start();
+      cluster = start(directory);
+    } catch (Exception | Error e) {
+      org.apache.kafka.common.utils.Utils.delete(directory.toFile());
+      throw e;
     } finally {
       System.setOut(out);
     }
+    Runtime.getRuntime().addShutdownHook(closeAtExit);
   }
 
-  private static KafkaClusterTestKit start() throws Exception {
+  private static KafkaClusterTestKit start(Path directory) throws Exception {
     KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
         .setCombined(true)
         .setNumBrokerNodes(1)
         .setNumControllerNodes(1)
+        .setBaseDirectory(directory)
         .build())
         .setConfigProp("offsets.topic.replication.factor", "1")
         .setConfigProp("transaction.state.log.replication.factor", "1")
@@ -40,6 +63,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     return cluster;
   }
 
+  /** The broker's log directory (metadata and topics), deleted when the broker closes. */
+  public Path directory() {
+    return directory;
+  }
+
   public String bootstrapServers() {
     return cluster.bootstrapServers();
   }
@@ -50,8 +78,28 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
   }
 
+  /** Stops the broker, then deletes its directory (the test kit does both, in that order). */
   @Override
-  public void close() throws Exception {
+  public synchronized void close() throws Exception {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (Thread.currentThread() != closeAtExit) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(closeAtExit);
+      } catch (IllegalStateException exiting) {
+        // the JVM is already exiting: the hook runs, finds the broker closed and returns
+      }
+    }
     cluster.close();
+  }
+
+  private void closeAtExit() {
+    try {
+      close();
+    } catch (Exception e) {
+      LOG.warn("the embedded Kafka broker did not close cleanly while the JVM exited", e);
+    }
   }
 }

@@ -28,13 +28,7 @@ public final class TestKafka {
       } catch (Exception e) {
         throw new IllegalStateException("cannot start the test Kafka broker", e);
       }
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        try {
-          broker.close();
-        } catch (Exception e) {
-          // the JVM is exiting; the broker's directory is temporary
-        }
-      }));
+      // the broker closes itself, then deletes its directory, when the JVM exits
     }
     return broker.bootstrapServers();
   }
