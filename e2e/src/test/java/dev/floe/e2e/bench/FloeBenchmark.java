@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.net.ServerSocket;
+import dev.floe.worker.testing.TempDirs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -114,6 +115,12 @@ class FloeBenchmark {
       System.out.printf(Locale.ROOT, "%nFloe benchmark (%s): orders %,d records over %,d keys, %d partitions; consume+decode ceiling %,.0f rec/s%n%s%n"
           + "report: %s, charts: %s/orders-*.png%n", size.name(), produced, size.orderKeys(), PARTITIONS, decodeRate, String.join("\n", table),
           OUT.resolve("report.json").toAbsolutePath(), OUT.toAbsolutePath());
+    } finally {
+      // Tables, warehouses and the broker's topics: ~240 MB a full-size run. The workers' logs and
+      // recordings were copied to target/bench; -Dfloe.bench.keep=true keeps the rest to inspect.
+      if (!Boolean.getBoolean("floe.bench.keep")) {
+        TempDirs.delete(work);
+      }
     }
   }
 
@@ -270,11 +277,21 @@ class FloeBenchmark {
       r.put("profile.floeClassesPercentInclusive", Profile.floeClasses(jfr, 12));
     }
     if (Files.exists(jfr)) {
-      r.put("jfr", jfr.toString());
+      r.put("jfr", keep(jfr, "worker-" + mode.name().toLowerCase(Locale.ROOT) + ".jfr").toString());
     }
     r.putAll(coldStart(kafka, stream, produced, spec, config, catalog, id, dir));
     checkEqualsSource(catalog.loadTable(id), stream.rows());
+    keep(dir.resolve("worker.log"), "worker-" + mode.name().toLowerCase(Locale.ROOT) + ".log");
     return r;
+  }
+
+  /** Copies a run's file into target/bench, where it outlives the run's temporary directory. */
+  private static Path keep(Path file, String name) throws java.io.IOException {
+    Path kept = OUT.resolve(name).toAbsolutePath();
+    if (Files.exists(file)) {
+      Files.copy(file, kept, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+    return kept;
   }
 
   /**
