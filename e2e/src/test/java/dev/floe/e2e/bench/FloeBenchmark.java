@@ -97,11 +97,13 @@ class FloeBenchmark {
         report.put("orders." + mode.name().toLowerCase(Locale.ROOT), r);
         produced += ((Number) r.get("coldStart.backlogRecords")).longValue(); // the next mode reads the cold start's backlog too
         table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling  %5.2fx of append ceiling  scan %6.2fx fresh"
-                + " (idle: %5.2fx after %.0f s, write amplification %.2f)  heap max %4d MiB  cold start %5.1f s  %3d data + %3d delete files, %6.1f MiB",
+                + " (idle: %5.2fx after %.0f s, write amplification %.2f)  heap max %4d MiB  cold start %5.1f s  %3d data + %3d delete files, %6.1f MiB"
+                + "  worker CPU %.1f s (%.2f cores), of it JIT %.1f s; GC pauses %.1f s",
             mode.name().toLowerCase(Locale.ROOT), r.get("recordsPerSecond"), r.get("ratioToDecodeCeiling"), r.get("ratioToAppendCeiling"),
             r.get("scanRatioToFresh"), r.get("idleScanRatioToFresh"), r.get("idleSeconds"), r.get("writeAmplification"),
             ((Number) r.get("heapHighWaterBytes")).longValue() >> 20, r.get("coldStart.processStartToCommitSeconds"), r.get("dataFiles"), r.get("deleteFiles"),
-            ((Number) r.get("tableBytes")).longValue() / 1048576.0));
+            ((Number) r.get("tableBytes")).longValue() / 1048576.0, r.get("worker.cpuSeconds"), r.get("worker.coresBusy"),
+            r.get("worker.jitCompilationSeconds"), r.get("worker.gcPauseSeconds")));
       }
       for (WriteMode mode : only.equals("orders") ? new WriteMode[0] : modes()) {
         Map<String, Object> c = Contest.run(work.resolve("contest-" + mode.name().toLowerCase(Locale.ROOT)), size.contestBase(), size.contestBatch(), mode);
@@ -217,7 +219,9 @@ class FloeBenchmark {
     TableIdentifier id = TableIdentifier.parse("bench.orders");
     worker.awaitLog("assigned", Duration.ofMinutes(2)); // the first poll
     Sampler sampler = new Sampler(port);
+    Sampler.Usage atFirstPoll = sampler.usage();
     List<Sampler.Sample> samples = sampler.until(produced, () -> applied(catalog, id, spec.sinkId()), Duration.ofMillis(500), Duration.ofHours(2));
+    Sampler.Usage used = sampler.usage().since(atFirstPoll); // from the first poll to lag 0, as the rate
     double seconds = samples.get(samples.size() - 1).seconds();
     long heapMax = samples.stream().mapToLong(Sampler.Sample::heapBytes).max().orElse(-1);
     long lagZeroSnapshot = catalog.loadTable(id).currentSnapshot().snapshotId();
@@ -253,6 +257,11 @@ class FloeBenchmark {
     r.put("seconds", seconds);
     r.put("recordsPerSecond", rate);
     r.put("ratioToDecodeCeiling", rate / decodeRate);
+    // where the worker's cores went over the same span: what a profile would say, from its own metrics
+    r.put("worker.cpuSeconds", used.cpuSeconds());
+    r.put("worker.coresBusy", used.cpuSeconds() / seconds);
+    r.put("worker.jitCompilationSeconds", used.compilationSeconds());
+    r.put("worker.gcPauseSeconds", used.gcPauseSeconds());
     r.put("appendCeilingRowsPerSecond", stream.rows().size() / freshTimes[0]);
     r.put("ratioToAppendCeiling", rate / (stream.rows().size() / freshTimes[0]));
     r.put("scanSeconds", scan);

@@ -40,6 +40,18 @@ final class Sampler {
     throw new AssertionError("the worker did not catch up within " + timeout + "; last sample " + samples.get(samples.size() - 1));
   }
 
+  /** The worker process's CPU, JIT compilation and collector pause seconds so far (each -1 when not exported). */
+  record Usage(double cpuSeconds, double compilationSeconds, double gcPauseSeconds) {
+    /** What was used between {@code earlier} and this reading. */
+    Usage since(Usage earlier) {
+      return new Usage(cpuSeconds - earlier.cpuSeconds, compilationSeconds - earlier.compilationSeconds, gcPauseSeconds - earlier.gcPauseSeconds);
+    }
+  }
+
+  Usage usage() {
+    return new Usage(sum("process_cpu_time_ns_total") / 1e9, sum("jvm_compilation_time_ms_total") / 1e3, sum("jvm_gc_pause_seconds_sum"));
+  }
+
   /** The sum of a metric's series (name as Prometheus shows it), or -1 when the endpoint does not answer. */
   double sum(String name) {
     return sum(name, "");
@@ -51,7 +63,7 @@ final class Sampler {
       String text = http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
       double sum = 0;
       for (String line : text.split("\n")) {
-        if (line.startsWith(name + "{") && line.contains(labels)) {
+        if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(labels)) {
           sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
         }
       }

@@ -9,6 +9,7 @@ import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.engine.TableRouter;
 import dev.floe.worker.runtime.CatalogConnector;
 import dev.floe.worker.runtime.HealthServer;
+import dev.floe.worker.runtime.JvmMeters;
 import dev.floe.worker.runtime.SinkRunner;
 import dev.floe.worker.runtime.StartupTimeline;
 import dev.floe.worker.runtime.WorkerMetrics;
@@ -73,7 +74,8 @@ final class RunCommand implements Callable<Integer> {
     CompletableFuture<Catalog> connecting = CatalogConnector.connectInBackground(() -> CatalogLoader.load("floe", catalog, secrets),
         stopping::get, metrics::catalogFailed);
     connecting.thenRun(() -> startup.mark("catalog connected"));
-    try (HealthServer http = new HealthServer(port, () -> running.get() == null || running.get().isRunning(),
+    try (JvmMeters jvm = JvmMeters.bindTo(metrics.registry());
+        HealthServer http = new HealthServer(port, () -> running.get() == null || running.get().isRunning(),
         () -> running.get() != null && running.get().isReady(), metrics::scrape)) {
       LOG.info("sink {}: {} -> {}; health and metrics on :{}", spec.sinkId(),
           spec.source().topicPattern() != null ? spec.source().topicPattern() : spec.source().topics(), spec.table().name(), http.port());
