@@ -24,13 +24,14 @@ import dev.floe.worker.decode.DebeziumDecoder;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.quickstart.EmbeddedKafka;
 import dev.floe.worker.quickstart.OrdersStream;
+import dev.floe.worker.testing.TempDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.net.ServerSocket;
-import dev.floe.worker.testing.TempDirs;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -295,10 +296,10 @@ class FloeBenchmark {
   }
 
   /** Copies a run's file into target/bench, where it outlives the run's temporary directory. */
-  private static Path keep(Path file, String name) throws java.io.IOException {
+  private static Path keep(Path file, String name) throws IOException {
     Path kept = OUT.resolve(name).toAbsolutePath();
     if (Files.exists(file)) {
-      Files.copy(file, kept, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(file, kept, StandardCopyOption.REPLACE_EXISTING);
     }
     return kept;
   }

@@ -40,7 +40,7 @@ final class Sampler {
     throw new AssertionError("the worker did not catch up within " + timeout + "; last sample " + samples.get(samples.size() - 1));
   }
 
-  /** The worker process's CPU, JIT compilation and collector pause seconds so far (each -1 when not exported). */
+  /** The worker process's CPU, JIT compilation and collector pause seconds so far (0 for one it does not export, -1 each when its endpoint does not answer). */
   record Usage(double cpuSeconds, double compilationSeconds, double gcPauseSeconds) {
     /** What was used between {@code earlier} and this reading. */
     Usage since(Usage earlier) {

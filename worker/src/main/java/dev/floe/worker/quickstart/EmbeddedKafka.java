@@ -36,7 +36,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     try {
       cluster = start(directory);
     } catch (Exception | Error e) {
-      org.apache.kafka.common.utils.Utils.delete(directory.toFile());
+      try {
+        org.apache.kafka.common.utils.Utils.delete(directory.toFile());
+      } catch (java.io.IOException cleanup) {
+        e.addSuppressed(cleanup); // why the broker did not start is what matters
+      }
       throw e;
     } finally {
       System.setOut(out);
