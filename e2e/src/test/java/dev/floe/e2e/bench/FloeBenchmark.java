@@ -118,12 +118,11 @@ class FloeBenchmark {
       System.out.printf(Locale.ROOT, "%nFloe benchmark (%s): orders %,d records over %,d keys, %d partitions; consume+decode ceiling %,.0f rec/s%n%s%n"
           + "report: %s, charts: %s/orders-*.png%n", size.name(), produced, size.orderKeys(), PARTITIONS, decodeRate, String.join("\n", table),
           OUT.resolve("report.json").toAbsolutePath(), OUT.toAbsolutePath());
-    } finally {
-      // Tables, warehouses and the broker's topics: ~240 MB a full-size run. The workers' logs and
-      // recordings were copied to target/bench; -Dfloe.bench.keep=true keeps the rest to inspect.
-      if (!Boolean.getBoolean("floe.bench.keep")) {
-        TempDirs.delete(work);
-      }
+    }
+    // Tables and warehouses: ~240 MB a full-size run. The workers' logs and recordings were copied to
+    // target/bench; a run that failed keeps everything, and -Dfloe.bench.keep=true keeps it anyway.
+    if (!Boolean.getBoolean("floe.bench.keep")) {
+      TempDirs.delete(work);
     }
   }
 

@@ -49,7 +49,12 @@ final class Sampler {
   }
 
   Usage usage() {
-    return new Usage(sum("process_cpu_time_ns_total") / 1e9, sum("jvm_compilation_time_ms_total") / 1e3, sum("jvm_gc_pause_seconds_sum"));
+    String scrape = scrape(); // one reading: the three figures from the same moment
+    if (scrape == null) {
+      return new Usage(-1, -1, -1);
+    }
+    return new Usage(sum(scrape, "process_cpu_time_ns_total", "") / 1e9, sum(scrape, "jvm_compilation_time_ms_total", "") / 1e3,
+        sum(scrape, "jvm_gc_pause_seconds_sum", ""));
   }
 
   /** The sum of a metric's series (name as Prometheus shows it), or -1 when the endpoint does not answer. */
@@ -59,33 +64,33 @@ final class Sampler {
 
   /** The sum of a metric's series whose labels contain {@code labels} (such as {@code trigger="idle"}), or -1. */
   double sum(String name, String labels) {
-    try {
-      String text = http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
-      double sum = 0;
-      for (String line : text.split("\n")) {
-        if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(labels)) {
-          sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-        }
-      }
-      return sum;
-    } catch (Exception e) {
-      return -1;
-    }
+    return sum(scrape(), name, labels);
   }
 
   /** Sum of jvm_memory_used_bytes over the heap pools, or -1 when the endpoint does not answer. */
   private long heap() {
+    return (long) sum("jvm_memory_used_bytes", "area=\"heap\"");
+  }
+
+  /** The worker's Prometheus text, or null when the endpoint does not answer. */
+  private String scrape() {
     try {
-      String text = http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
-      long sum = 0;
-      for (String line : text.split("\n")) {
-        if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
-          sum += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-        }
-      }
-      return sum;
+      return http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
     } catch (Exception e) {
+      return null;
+    }
+  }
+
+  private static double sum(String scrape, String name, String labels) {
+    if (scrape == null) {
       return -1;
     }
+    double sum = 0;
+    for (String line : scrape.split("\n")) {
+      if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(labels)) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
   }
 }
