@@ -291,6 +291,7 @@ class FloeBenchmark {
     r.putAll(coldStart(kafka, stream, produced, spec, config, catalog, id, dir));
     checkEqualsSource(catalog.loadTable(id), stream.rows());
     keep(dir.resolve("worker.log"), "worker-" + mode.name().toLowerCase(Locale.ROOT) + ".log");
+    keep(dir.resolve("worker-cold.log"), "worker-" + mode.name().toLowerCase(Locale.ROOT) + "-cold.log"); // where a start's seconds go
     return r;
   }
 
