@@ -22,7 +22,8 @@ public final class WorkerProcess {
 
   /** @param jvm JVM options (heap, GC, a flight recording) */
   public static WorkerProcess start(Path log, List<String> jvm, String... args) {
-    String java = ProcessHandle.current().info().command().orElse("java");
+    // -Dfloe.worker.java runs the worker on another JDK than the tests' (to compare runtimes)
+    String java = System.getProperty("floe.worker.java", ProcessHandle.current().info().command().orElse("java"));
     List<String> command = new ArrayList<>(List.of(java));
     command.addAll(jvm);
     command.addAll(List.of(

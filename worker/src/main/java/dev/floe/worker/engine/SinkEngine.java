@@ -147,6 +147,19 @@ public final class SinkEngine {
     return loadTable() ? OffsetLedger.read(table, spec.sinkId()) : SinkOffsets.NONE;
   }
 
+  /**
+   * The offsets the table holds now (as {@link #offsets}), read through a table instance of the
+   * caller's own: safe on another thread while this engine warms up ({@link #warmUp}), which owns
+   * the engine's table meanwhile. A worker that starts seeks with it while its index still loads.
+   */
+  public SinkOffsets offsetsReadApart() {
+    try {
+      return OffsetLedger.read(catalog.get().loadTable(tableId), spec.sinkId());
+    } catch (NoSuchTableException e) {
+      return SinkOffsets.NONE;
+    }
+  }
+
   /** The table this engine keeps equal to its source. */
   public TableIdentifier tableId() {
     return tableId;

@@ -15,8 +15,9 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The records polled since the last commit. It closes on the first of the commit interval, the
- * record count and the byte count. It holds {@code maxRecords} exactly: a poll that brings more
- * leaves the rest waiting, in order, for the next batch. A revoked partition's records leave it,
+ * record count and the byte count. It holds its record limit exactly: a poll that brings more
+ * leaves the rest waiting, in order, for the next batch. The limit is {@code maxRecords}, or
+ * smaller for the first batches of a worker that ramps up ({@link BatchRamp}). A revoked partition's records leave it,
  * waiting or not (their next owner re-reads them from the table's offsets). Records are held with
  * their repeated JsonConverter schema shared ({@link SharedSchemas}), and the byte count is what
  * they hold of their own: key and value less that schema.
@@ -26,6 +27,9 @@ public final class OpenBatch {
   private final List<RawRecord> records = new ArrayList<>();
   private final Deque<RawRecord> waiting = new ArrayDeque<>();
   private final SharedSchemas schemas;
+  private final BatchRamp ramp;
+  /** The record limit of this batch. */
+  private int cap;
   /** Records held per partition, in the batch or waiting: the lag read every few seconds asks for them. */
   private final Map<TopicPartition, Long> held = new HashMap<>();
   private long bytes;
@@ -37,15 +41,22 @@ public final class OpenBatch {
 
   /** @param schemas the schemas the consumer's values were held with, if it held them ({@link SharedSchemas#hold}) */
   public OpenBatch(CommitSpec policy, SharedSchemas schemas) {
+    this(policy, schemas, BatchRamp.none(policy.maxRecords()));
+  }
+
+  /** @param ramp the record limits of the first batches (each {@link #clear} takes the next) */
+  OpenBatch(CommitSpec policy, SharedSchemas schemas, BatchRamp ramp) {
     this.policy = policy;
     this.schemas = schemas;
+    this.ramp = ramp;
+    this.cap = ramp.first();
   }
 
   /** Adds a polled record; returns it as held (its schema shared), the instance the batch hands on. */
   public RawRecord add(RawRecord polled, long nowNanos) {
     RawRecord r = schemas.share(polled);
     held.merge(r.topicPartition(), 1L, Long::sum);
-    if (records.size() >= policy.maxRecords()) {
+    if (records.size() >= cap) {
       waiting.add(r);
       return r;
     }
@@ -62,7 +73,7 @@ public final class OpenBatch {
     if (records.isEmpty()) {
       return false;
     }
-    return records.size() >= policy.maxRecords()
+    return records.size() >= cap
         || bytes >= policy.maxBytes()
         || Duration.ofNanos(nowNanos - openedAtNanos).compareTo(policy.intervalDuration()) >= 0;
   }
@@ -93,14 +104,20 @@ public final class OpenBatch {
     return bytes;
   }
 
-  /** After a commit: the next batch opens with the records that were waiting, as many as it holds. */
+  /** The record limit of this batch. */
+  int recordLimit() {
+    return cap;
+  }
+
+  /** After a hand-over: the next batch (its limit the ramp's next) opens with the records that were waiting, as many as it holds. */
   public void clear() {
+    cap = ramp.next(cap);
     records.clear();
     held.clear();
     bytes = 0;
     waiting.forEach(r -> held.merge(r.topicPartition(), 1L, Long::sum));
     long now = System.nanoTime();
-    while (!waiting.isEmpty() && records.size() < policy.maxRecords()) {
+    while (!waiting.isEmpty() && records.size() < cap) {
       RawRecord r = waiting.poll();
       if (records.isEmpty()) {
         openedAtNanos = now;

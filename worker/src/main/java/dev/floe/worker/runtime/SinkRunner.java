@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -89,6 +90,14 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private volatile boolean joined;
   private volatile boolean running = true;
   private volatile boolean subscribed;
+  /**
+   * Kafka reached and the dead-letter topic checked ({@link #awaitKafka}), on a thread of its own
+   * while the group is joined: true once passed, false when stopped first; completes exceptionally
+   * when the topic is missing. No batch is handed over, and the worker is not ready, before it passes.
+   */
+  private volatile CompletableFuture<Boolean> kafkaChecked = new CompletableFuture<>();
+  /** The batch in flight is the warm-up of the tables (loading them and their indexes): an assignment need not wait for it. */
+  private boolean warmingUp;
   private volatile Throwable failure;
   private volatile Set<TopicPartition> owned = Set.of();
   /** Tables of a routed sink that met a schema change they cannot follow: their partitions stay paused. */
@@ -123,7 +132,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     this.tables = tables;
     this.metrics = metrics;
     SharedSchemas schemas = new SharedSchemas(); // the polling thread's: the consumer holds values with them, the batch keeps them
-    this.batch = new OpenBatch(spec.commit(), schemas);
+    // A started worker's first batches are smaller: it starts applying while its backlog is read.
+    this.batch = new OpenBatch(spec.commit(), schemas, BatchRamp.upTo(spec.commit().maxRecords()));
     this.pipeline = new BatchPipeline("floe-apply-" + spec.sinkId());
     this.aheadDecoder = AheadDecoder.forEngines(spec.sinkId());
     this.selfCompaction = new SelfCompaction(spec.compaction(), metrics, System.nanoTime());
@@ -152,15 +162,15 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   @Override
   public void run() {
     try {
-      if (!awaitKafka()) {
-        return; // stopped before Kafka could be reached: nothing read, nothing to commit
-      }
-      startup.mark("kafka reached");
+      // Reaching Kafka and checking the dead-letter topic cost a cold admin client most of a second:
+      // the group is joined meanwhile. Nothing is handed over to be applied (and so dead-lettered) before it passes.
+      kafkaChecked = checkKafkaInBackground();
       subscribe();
       while (running) {
         long t0 = System.nanoTime();
         List<RawRecord> fetched = poll(pipeline.busy() ? BUSY_POLL : POLL);
         rethrowPendingFailure();
+        rethrowKafkaCheckFailure();
         long now = System.nanoTime();
         List<RawRecord> polled = new ArrayList<>(fetched.size()); // as the batch holds them: decoded ahead by identity
         fetched.forEach(r -> polled.add(batch.add(r, now)));
@@ -175,7 +185,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         wakeBacklogRead |= !batch.isEmpty() && wakeBacklog.drainedBy(positions());
         boolean due = batch.isDue(now) || wakeBacklogRead;
         if (due && running) {
-          if (pipeline.busy()) {
+          if (pipeline.busy() || !kafkaCheckPassed()) {
             holdBack(); // the next batch is full while the previous one commits: poll on, but read nothing more
           } else {
             handOff();
@@ -197,6 +207,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         selfCompaction.tick(System.nanoTime(), !polled.isEmpty(), batch.isEmpty() && !pipeline.busy(), () -> running);
       }
       finishInFlight();
+      rethrowKafkaCheckFailure();
+      if (!batch.isEmpty() && !awaitKafkaCheck()) {
+        return; // stopped before Kafka could be reached: nothing applied; the records are re-read from the table's offsets
+      }
       while (!batch.isEmpty()) { // the open batch, then any records waiting for the next
         LOG.info("stopping: committing the open batch of {} record(s)", batch.records().size());
         handOff();
@@ -259,6 +273,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private void finishInFlight() {
     try {
       settle(pipeline.await());
+      warmingUp = false;
     } catch (RuntimeException e) {
       abandonOpen();
       throw e;
@@ -334,13 +349,13 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * commit: a worker that never reached the broker, or lost it, is not ready.
    */
   public boolean isReady() {
-    return running && subscribed && joined && kafka.connected() && !outage.isFailing();
+    return running && subscribed && joined && kafkaCheckPassed() && kafka.connected() && !outage.isFailing();
   }
 
   /**
-   * Before reading anything: reach Kafka (retrying, logged once, counted) and check that the
+   * Before applying anything: reach Kafka (retrying, logged once, counted) and check that the
    * dead-letter topic exists, so a missing one stops the worker now with what to create, not at the
-   * first bad record after a minute of silence.
+   * first bad record after a minute of silence. Runs beside the group join ({@link #checkKafkaInBackground}).
    *
    * @return false when stopped before Kafka could be reached
    */
@@ -348,13 +363,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     String dlq = spec.deadLetter() == null ? null : spec.deadLetter().topic();
     Duration backoff = Duration.ofMillis(500);
     while (running) {
-      boolean reached;
-      try {
-        reached = dlq != null && !dlq.isBlank() ? kafka.checkTopic(dlq, PROBE_TIMEOUT) : kafka.probe(PROBE_TIMEOUT);
-      } catch (DeadLetterTopicMissingException e) {
-        LOG.error("stopping: {}", e.getMessage());
-        throw e;
-      }
+      // a missing dead-letter topic throws: the polling loop rethrows it (and logs it) after its next poll
+      boolean reached = dlq != null && !dlq.isBlank() ? kafka.checkTopic(dlq, PROBE_TIMEOUT) : kafka.probe(PROBE_TIMEOUT);
       if (reached) {
         return true;
       }
@@ -362,6 +372,50 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10) : backoff.multipliedBy(2);
     }
     return false;
+  }
+
+  /** Runs {@link #awaitKafka} on a daemon thread of its own. */
+  private CompletableFuture<Boolean> checkKafkaInBackground() {
+    CompletableFuture<Boolean> checked = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        boolean reached = awaitKafka();
+        if (reached) {
+          startup.mark("kafka reached");
+        }
+        checked.complete(reached);
+      } catch (RuntimeException e) {
+        checked.completeExceptionally(e);
+      }
+    }, "floe-kafka-check-" + spec.sinkId());
+    t.setDaemon(true);
+    t.start();
+    return checked;
+  }
+
+  /** Whether Kafka was reached and the dead-letter topic found (false while that is still being checked). */
+  private boolean kafkaCheckPassed() {
+    return kafkaChecked.isDone() && !kafkaChecked.isCompletedExceptionally() && kafkaChecked.join();
+  }
+
+  /** Stops the loop with what the check of Kafka threw (a missing dead-letter topic), once it did. */
+  private void rethrowKafkaCheckFailure() {
+    if (kafkaChecked.isCompletedExceptionally()) {
+      awaitKafkaCheck();
+    }
+  }
+
+  /** Waits for the check of Kafka: true when it passed, false when stopped first; rethrows what it threw. */
+  private boolean awaitKafkaCheck() {
+    try {
+      return kafkaChecked.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        LOG.error("stopping: {}", r.getMessage());
+        throw r;
+      }
+      throw e;
+    }
   }
 
   /** The partitions this worker owns now. */
@@ -372,7 +426,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   /**
    * A sink of one table knows it before the group assigns it partitions: its table and index load
    * on the applying thread (from construction on, once the catalog answers) while the Kafka clients
-   * start, Kafka is probed and the group joined; the assignment waits for it, as for any batch in flight.
+   * start, Kafka is probed and the group joined. The assignment does not wait for it: it seeks with
+   * offsets read apart ({@link SinkEngine#offsetsReadApart}), and the first batch, polled and decoded
+   * meanwhile, is handed over once the warm-up ends.
    */
   private void warmUpBeforeJoining() {
     List<String> topics = spec.source().topics();
@@ -398,6 +454,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
   /** Warms engines up as a batch of no records: busy meanwhile, so this thread leaves the engines alone. */
   private void warmUpEngines(Set<SinkEngine> engines) {
+    warmingUp = true;
     pipeline.submit(List.of(), () -> {
       engines.forEach(SinkEngine::warmUp);
       startup.mark("table and index loaded");
@@ -689,8 +746,13 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
       @Override
       public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-        finishInFlightInRebalance(); // (cooperative rebalances assign without revoking) the engines are then this thread's
-        wakeBacklog.assigned(seekToTableOffsets(partitions)); // the log ends it read: the backlog waiting now
+        // (cooperative rebalances assign without revoking) the engines are then this thread's; only the
+        // warm-up of a starting worker (its table's index loading) goes on, and the offsets are read apart from it
+        boolean beside = warmingUp;
+        if (!beside) {
+          finishInFlightInRebalance();
+        }
+        wakeBacklog.assigned(seekToTableOffsets(partitions, beside)); // the log ends it read: the backlog waiting now
         wakeBacklog.forget(pauseStoppedTables(partitions)); // a rebalance resumes what it hands back
         warmUp(partitions);
         owned = Set.copyOf(consumer.assignment());
@@ -713,7 +775,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * would silently skip or re-read records (see {@link StartPosition}). Returns the log ends it
    * read (last stable offsets), or none when Kafka did not answer in time.
    */
-  private Map<TopicPartition, Long> seekToTableOffsets(Collection<TopicPartition> partitions) {
+  private Map<TopicPartition, Long> seekToTableOffsets(Collection<TopicPartition> partitions, boolean besideWarmUp) {
     if (partitions.isEmpty()) {
       return Map.of();
     }
@@ -721,7 +783,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     Map<TopicPartition, Long> tableNext = new HashMap<>();
     Set<TopicPartition> unknown = new HashSet<>();
     for (TopicPartition tp : partitions) {
-      long next = held.computeIfAbsent(tables.engineFor(tp.topic()), SinkEngine::offsets).nextOffset(tp);
+      long next = held.computeIfAbsent(tables.engineFor(tp.topic()), besideWarmUp ? SinkEngine::offsetsReadApart : SinkEngine::offsets)
+          .nextOffset(tp);
       tableNext.put(tp, next);
       if (next < 0) {
         unknown.add(tp);

@@ -16,12 +16,16 @@ import dev.floe.worker.model.ScriptPlayer;
 import dev.floe.worker.model.Step;
 import dev.floe.worker.testing.LocalWarehouse;
 import dev.floe.worker.testing.TestKafka;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.LongStream;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -86,6 +90,51 @@ class ColdStartTest {
     worker.stop();
     assertThat(worker.committedBatches()).as("one batch: the backlog").isEqualTo(1);
     assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).isEqualTo(model.expected());
+  }
+
+  @Test
+  void aStartingWorkerJoinsAndSeeksWhileItsTableAndIndexStillLoad() throws Exception {
+    // given a table holding the offsets of an earlier worker, and a backlog after them
+    String topic = TestKafka.topic("orders", 2);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec spec = positionDeletes(KafkaRuntimeTest.sink(topic, warehouse, null));
+    OrdersModel model = new OrdersModel();
+    OrdersSource source = new OrdersSource(topic);
+    RunningWorker first = RunningWorker.start(spec, warehouse);
+    TestKafka.produce(source.records(upserts(1, 40), model));
+    await().atMost(Duration.ofSeconds(60)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == 40);
+    first.stop();
+    TestKafka.produce(source.records(upserts(30, 60), model));
+
+    // when a successor starts whose applying thread cannot load the table (nor so its index) until released
+    CountDownLatch released = new CountDownLatch(1);
+    RunningWorker next = RunningWorker.start(spec, heldOnApplyingThread(warehouse.catalog(), released));
+
+    // then the group assigns it its partitions meanwhile, and it reads from the table's offsets on
+    await().atMost(Duration.ofSeconds(30)).until(() -> next.runner.owned().size() == 2);
+    await().atMost(Duration.ofSeconds(30)).until(() -> next.runner.polledRecords() == 31);
+    assertThat(next.committedBatches()).as("nothing applied while the table loads").isZero();
+
+    // and once the table has loaded, the backlog commits exactly: read once, nothing before it again
+    released.countDown();
+    await().atMost(Duration.ofSeconds(60)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == 40 + 31);
+    next.stop();
+    assertThat(next.runner.polledRecords()).as("only the backlog was read").isEqualTo(31);
+    assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).isEqualTo(model.expected());
+  }
+
+  /** The catalog, its table loads on a worker's applying thread held until {@code released} opens. */
+  private static Catalog heldOnApplyingThread(Catalog catalog, CountDownLatch released) {
+    return (Catalog) Proxy.newProxyInstance(Catalog.class.getClassLoader(), new Class<?>[] {Catalog.class}, (proxy, method, args) -> {
+      if (method.getName().equals("loadTable") && Thread.currentThread().getName().startsWith("floe-apply-")) {
+        released.await();
+      }
+      try {
+        return method.invoke(catalog, args);
+      } catch (InvocationTargetException e) {
+        throw e.getCause();
+      }
+    });
   }
 
   private static SinkSpec positionDeletes(SinkSpec base) {
