@@ -16,7 +16,9 @@ public record CommitSpec(
         @Size(max = Durations.MAX_LENGTH) String interval,
     @JsonPropertyDescription(
             "Most records in one batch, held exactly (default 500000; a batch of 500000 orders"
-                + " records peaked near 1 GiB of live heap while applied).")
+                + " records peaked near 1 GiB of live heap while applied). A starting worker's first"
+                + " batch holds a sixteenth of it, each next one twice the one before, so that it"
+                + " applies while it reads its backlog (no ramp when a sixteenth is under 20000).")
         @Min(1) Integer maxRecords,
     @JsonPropertyDescription(
             "Most bytes one batch holds (default 256 MiB): each record's key and value, less the"
