@@ -133,6 +133,11 @@ final class BatchPipeline implements AutoCloseable {
     return inFlight != null;
   }
 
+  /** Whether what is in flight holds no records: a warm-up (tables and indexes loading), which owns no partition's offsets. */
+  boolean busyWithoutRecords() {
+    return inFlight != null && inFlightCounts.isEmpty();
+  }
+
   /** Whether the batch in flight has finished and its outcome waits to be taken. */
   boolean done() {
     return inFlight != null && inFlight.isDone();

@@ -96,8 +96,6 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * when the topic is missing. No batch is handed over, and the worker is not ready, before it passes.
    */
   private volatile CompletableFuture<Boolean> kafkaChecked = new CompletableFuture<>();
-  /** The batch in flight is the warm-up of the tables (loading them and their indexes): an assignment need not wait for it. */
-  private boolean warmingUp;
   private volatile Throwable failure;
   private volatile Set<TopicPartition> owned = Set.of();
   /** Tables of a routed sink that met a schema change they cannot follow: their partitions stay paused. */
@@ -273,7 +271,6 @@ public final class SinkRunner implements Runnable, AutoCloseable {
   private void finishInFlight() {
     try {
       settle(pipeline.await());
-      warmingUp = false;
     } catch (RuntimeException e) {
       abandonOpen();
       throw e;
@@ -454,7 +451,6 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
   /** Warms engines up as a batch of no records: busy meanwhile, so this thread leaves the engines alone. */
   private void warmUpEngines(Set<SinkEngine> engines) {
-    warmingUp = true;
     pipeline.submit(List.of(), () -> {
       engines.forEach(SinkEngine::warmUp);
       startup.mark("table and index loaded");
@@ -748,7 +744,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
         // (cooperative rebalances assign without revoking) the engines are then this thread's; only the
         // warm-up of a starting worker (its table's index loading) goes on, and the offsets are read apart from it
-        boolean beside = warmingUp;
+        boolean beside = pipeline.busyWithoutRecords();
         if (!beside) {
           finishInFlightInRebalance();
         }

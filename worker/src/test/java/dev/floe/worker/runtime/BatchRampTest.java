@@ -61,7 +61,7 @@ class BatchRampTest {
     List<Integer> sizes = new ArrayList<>();
     List<Long> offsets = new ArrayList<>();
     while (!batch.isEmpty()) {
-      assertThat(batch.isDue(0) || batch.records().size() < batch.recordLimit()).isTrue();
+      assertThat(batch.records()).hasSizeLessThanOrEqualTo(batch.recordLimit());
       sizes.add(batch.records().size());
       batch.records().forEach(r -> offsets.add(r.offset()));
       batch.clear();

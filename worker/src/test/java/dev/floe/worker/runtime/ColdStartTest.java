@@ -40,14 +40,13 @@ class ColdStartTest {
   @Test
   void aGracefullyStoppedWorkerLeavesItsIndexPersistedAtItsLastCommit() {
     // given a position-deletes sink whose worker committed a few batches of upserts
-    String topic = TestKafka.topic("orders", 2);
-    LocalWarehouse warehouse = new LocalWarehouse(dir);
-    SinkSpec spec = positionDeletes(KafkaRuntimeTest.sink(topic, warehouse, null));
+    Sink sink = positionDeletesSink();
+    LocalWarehouse warehouse = sink.warehouse();
+    SinkSpec spec = sink.spec();
     OrdersModel model = new OrdersModel();
-    OrdersSource source = new OrdersSource(topic);
     RunningWorker first = RunningWorker.start(spec, warehouse);
     for (int round = 0; round < 3; round++) {
-      TestKafka.produce(source.records(upserts(1 + round * 10, 40 + round * 10), model));
+      TestKafka.produce(sink.source().records(upserts(1 + round * 10, 40 + round * 10), model));
       long expected = 40L * (round + 1);
       await().atMost(Duration.ofSeconds(60)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == expected);
     }
@@ -63,7 +62,7 @@ class ColdStartTest {
         .satisfies(index -> assertThat(index.snapshotId()).isEqualTo(current));
 
     // and a successor started on a backlog applies it exactly
-    TestKafka.produce(source.records(upserts(35, 70), model));
+    TestKafka.produce(sink.source().records(upserts(35, 70), model));
     RunningWorker next = RunningWorker.start(spec, warehouse);
     await().atMost(Duration.ofSeconds(60)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == 120 + 36);
     next.stop();
@@ -73,13 +72,12 @@ class ColdStartTest {
   @Test
   void aWorkerWokenOnABacklogCommitsItOnceReadWithoutWaitingOutTheCommitInterval() {
     // given a backlog waiting for a sink whose batches stay open for up to 10 minutes
-    String topic = TestKafka.topic("orders", 2);
-    LocalWarehouse warehouse = new LocalWarehouse(dir);
-    SinkSpec base = positionDeletes(KafkaRuntimeTest.sink(topic, warehouse, null));
+    Sink sink = positionDeletesSink();
+    LocalWarehouse warehouse = sink.warehouse();
+    SinkSpec base = sink.spec();
     SinkSpec spec = new SinkSpec(base.source(), base.table(), new CommitSpec("10m", null, null), null, null);
     OrdersModel model = new OrdersModel();
-    OrdersSource source = new OrdersSource(topic);
-    TestKafka.produce(source.records(upserts(1, 50), model));
+    TestKafka.produce(sink.source().records(upserts(1, 50), model));
 
     // when a worker is woken for it (scale from zero)
     RunningWorker worker = RunningWorker.start(spec, warehouse);
@@ -95,16 +93,15 @@ class ColdStartTest {
   @Test
   void aStartingWorkerJoinsAndSeeksWhileItsTableAndIndexStillLoad() throws Exception {
     // given a table holding the offsets of an earlier worker, and a backlog after them
-    String topic = TestKafka.topic("orders", 2);
-    LocalWarehouse warehouse = new LocalWarehouse(dir);
-    SinkSpec spec = positionDeletes(KafkaRuntimeTest.sink(topic, warehouse, null));
+    Sink sink = positionDeletesSink();
+    LocalWarehouse warehouse = sink.warehouse();
+    SinkSpec spec = sink.spec();
     OrdersModel model = new OrdersModel();
-    OrdersSource source = new OrdersSource(topic);
     RunningWorker first = RunningWorker.start(spec, warehouse);
-    TestKafka.produce(source.records(upserts(1, 40), model));
+    TestKafka.produce(sink.source().records(upserts(1, 40), model));
     await().atMost(Duration.ofSeconds(60)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == 40);
     first.stop();
-    TestKafka.produce(source.records(upserts(30, 60), model));
+    TestKafka.produce(sink.source().records(upserts(30, 60), model));
 
     // when a successor starts whose applying thread cannot load the table (nor so its index) until released
     CountDownLatch released = new CountDownLatch(1);
@@ -135,6 +132,15 @@ class ColdStartTest {
         throw e.getCause();
       }
     });
+  }
+
+  /** A position-deletes sink of a fresh two-partition topic, its warehouse in this test's directory, and the source writing to it. */
+  private record Sink(LocalWarehouse warehouse, SinkSpec spec, OrdersSource source) {}
+
+  private Sink positionDeletesSink() {
+    String topic = TestKafka.topic("orders", 2);
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    return new Sink(warehouse, positionDeletes(KafkaRuntimeTest.sink(topic, warehouse, null)), new OrdersSource(topic));
   }
 
   private static SinkSpec positionDeletes(SinkSpec base) {
