@@ -119,7 +119,7 @@ public final class ChangeResolver {
       RowKey key = e.getKey();
       KeyFold f = e.getValue();
       Object[] s = stored.get(key);
-      if (repaired.contains(key) && s == null) {
+      if (s == null && repaired.contains(key)) {
         continue; // nothing stored to repair
       }
       if (!wiped && baseSnapshot != null) {

@@ -35,6 +35,20 @@ abstract class KeyLocations {
 
   abstract void put(RowKey key, DataFile file, long position);
 
+  /**
+   * As {@link #put} for the key of a row in table column order whose values are the table's types
+   * (as written): a store of one unboxed key reads it from the row and makes no {@link RowKey},
+   * where a commit made one per written row only to take it apart again.
+   */
+  void putRow(TableLayout layout, Object[] row, DataFile file, long position) {
+    put(layout.keyOfStoredRow(row), file, position);
+  }
+
+  /** As {@link #packed} for the key of a row in table column order, read from the row as {@link #putRow} reads it. */
+  long packedOfRow(TableLayout layout, Object[] row) {
+    return packed(layout.keyOfRow(row));
+  }
+
   abstract void remove(RowKey key);
 
   /** Drops every entry whose data file matches. */
@@ -225,6 +239,17 @@ abstract class KeyLocations {
     @Override
     void put(RowKey key, DataFile file, long position) {
       put(raw(key), file, position);
+    }
+
+    @Override
+    void putRow(TableLayout layout, Object[] row, DataFile file, long position) {
+      put(((Number) row[layout.keyPosition(0)]).longValue(), file, position);
+    }
+
+    @Override
+    long packedOfRow(TableLayout layout, Object[] row) {
+      int slot = map.indexOf(((Number) row[layout.keyPosition(0)]).longValue());
+      return map.indexExists(slot) ? map.indexGet(slot) : -1;
     }
 
     /** As {@link #put(RowKey, DataFile, long)} for the key's value itself (an int key widened). */

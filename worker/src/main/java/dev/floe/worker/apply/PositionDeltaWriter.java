@@ -57,7 +57,7 @@ public final class PositionDeltaWriter {
     long[] places = new long[deletes.size()];
     int n = 0;
     for (Object[] row : deletes) {
-      long packed = index.packed(layout.keyOfRow(row));
+      long packed = index.packedOfRow(layout, row);
       if (packed >= 0) {
         places[n++] = packed;
       }

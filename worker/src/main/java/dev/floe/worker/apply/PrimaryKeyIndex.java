@@ -157,6 +157,11 @@ public final class PrimaryKeyIndex {
     return locations.packed(key);
   }
 
+  /** As {@link #packed} for the key of a row in table column order (see {@link KeyLocations#packedOfRow}). */
+  long packedOfRow(TableLayout layout, Object[] row) {
+    return locations.packedOfRow(layout, row);
+  }
+
   /** The data file of a {@link #packed} location. */
   DataFile file(long packed) {
     return locations.file(packed);
@@ -185,7 +190,7 @@ public final class PrimaryKeyIndex {
         // the rows as the writer wrote them, in position order: no need to read the file back
         for (int position = 0; position < written.size(); position++) {
           Object[] row = written.get(position);
-          locations.put(layout.keyOfStoredRow(row), file, position);
+          locations.putRow(layout, row, file, position);
           state.recordRow(file.location(), file.recordCount(), position, row);
         }
         state.sealFile(file.location());

@@ -124,6 +124,11 @@ public final class TableLayout {
     return keyPositions.clone();
   }
 
+  /** The table position of the i-th key column, without copying {@link #keyPositions()} (read once per row). */
+  public int keyPosition(int i) {
+    return keyPositions[i];
+  }
+
   /** The position of the LSN bookkeeping column, or -1 when the table has none. */
   public int lsnPosition() {
     return lsnPosition;

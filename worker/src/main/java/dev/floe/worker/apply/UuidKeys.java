@@ -47,6 +47,19 @@ final class UuidKeys extends KeyLocations {
   }
 
   @Override
+  long packedOfRow(TableLayout layout, Object[] row) {
+    UUID u = (UUID) row[layout.keyPosition(0)];
+    int slot = find(u.getMostSignificantBits(), u.getLeastSignificantBits());
+    return slot < 0 ? -1 : slots[slot + 2];
+  }
+
+  @Override
+  void putRow(TableLayout layout, Object[] row, DataFile file, long position) {
+    UUID u = (UUID) row[layout.keyPosition(0)];
+    putRaw(u.getMostSignificantBits(), u.getLeastSignificantBits(), file, position);
+  }
+
+  @Override
   DataFile file(long packed) {
     return files.file(packed);
   }

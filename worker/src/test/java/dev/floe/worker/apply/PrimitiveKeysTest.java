@@ -14,12 +14,14 @@ import net.jqwik.api.Tuple;
 class PrimitiveKeysTest {
   @Property(tries = 100)
   void longKeysBehaveAsAMap(@ForAll("longOps") List<KeyLocationsModel.Op> ops) {
-    KeyLocationsModel.assertBehavesAsAMap(new KeyLocations.PrimitiveKeys(false), ops);
+    KeyLocationsModel.assertBehavesAsAMap(new KeyLocations.PrimitiveKeys(false), ops,
+        KeyLocationsModel.keyAfterAValue(org.apache.iceberg.types.Types.LongType.get()));
   }
 
   @Property(tries = 100)
   void intKeysBehaveAsAMap(@ForAll("intOps") List<KeyLocationsModel.Op> ops) {
-    KeyLocationsModel.assertBehavesAsAMap(new KeyLocations.PrimitiveKeys(true), ops);
+    KeyLocationsModel.assertBehavesAsAMap(new KeyLocations.PrimitiveKeys(true), ops,
+        KeyLocationsModel.keyAfterAValue(org.apache.iceberg.types.Types.IntegerType.get()));
   }
 
   @Provide
