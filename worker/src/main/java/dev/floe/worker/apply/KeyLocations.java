@@ -227,7 +227,11 @@ abstract class KeyLocations {
 
     @Override
     long packed(RowKey key) {
-      int slot = map.indexOf(raw(key)); // one probe, not containsKey and get
+      return packedOf(raw(key));
+    }
+
+    private long packedOf(long key) {
+      int slot = map.indexOf(key); // one probe, not containsKey and get
       return map.indexExists(slot) ? map.indexGet(slot) : -1;
     }
 
@@ -248,8 +252,7 @@ abstract class KeyLocations {
 
     @Override
     long packedOfRow(TableLayout layout, Object[] row) {
-      int slot = map.indexOf(((Number) row[layout.keyPosition(0)]).longValue());
-      return map.indexExists(slot) ? map.indexGet(slot) : -1;
+      return packedOf(((Number) row[layout.keyPosition(0)]).longValue());
     }
 
     /** As {@link #put(RowKey, DataFile, long)} for the key's value itself (an int key widened). */

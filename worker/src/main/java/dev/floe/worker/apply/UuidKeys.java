@@ -41,14 +41,15 @@ final class UuidKeys extends KeyLocations {
 
   @Override
   long packed(RowKey key) {
-    UUID u = (UUID) key.get(0);
-    int slot = find(u.getMostSignificantBits(), u.getLeastSignificantBits());
-    return slot < 0 ? -1 : slots[slot + 2];
+    return packedOf((UUID) key.get(0));
   }
 
   @Override
   long packedOfRow(TableLayout layout, Object[] row) {
-    UUID u = (UUID) row[layout.keyPosition(0)];
+    return packedOf((UUID) row[layout.keyPosition(0)]);
+  }
+
+  private long packedOf(UUID u) {
     int slot = find(u.getMostSignificantBits(), u.getLeastSignificantBits());
     return slot < 0 ? -1 : slots[slot + 2];
   }
