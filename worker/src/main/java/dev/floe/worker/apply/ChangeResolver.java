@@ -31,7 +31,26 @@ public final class ChangeResolver {
    * {@code gone} are the keys of {@code deletes} that may hold no row after the commit (every
    * other deleted key is written again in {@code rows}): what an index must look at to drop.
    */
-  public record Changes(List<Object[]> rows, List<Object[]> deletes, List<RowKey> gone, MoveLedger moves, boolean repairsOtherKeys) {}
+  public record Changes(List<Object[]> rows, List<Object[]> deletes, long[] deletePlaces, List<RowKey> gone, MoveLedger moves,
+      boolean repairsOtherKeys) {
+
+    /** @param deletePlaces the index places (see {@link PrimaryKeyIndex#file}) of the first deletes, as far as they are known */
+    public Changes {}
+
+    Changes(List<Object[]> rows, List<Object[]> deletes, List<RowKey> gone, MoveLedger moves, boolean repairsOtherKeys) {
+      this(rows, deletes, new long[0], gone, moves, repairsOtherKeys);
+    }
+  }
+
+  /**
+   * What {@link StoredRows#readInOrder} found: {@code rows[i]} is the stored row of the i-th key
+   * asked (null when nothing is stored), {@code places[i]} its place in the primary-key index (-1
+   * when it holds none).
+   */
+  public record FoundInOrder(Object[][] rows, long[] places) {}
+
+  /** The need of a key whose stored row is only to be located (to delete it), none of its values. */
+  public static final boolean[] LOCATE_ONLY = new boolean[0];
 
   /** How stored rows are found: the keys to look up, and those whose column values are needed. */
   @FunctionalInterface
@@ -45,6 +64,15 @@ public final class ChangeResolver {
      */
     default Map<RowKey, Object[]> read(Set<RowKey> keys, Map<RowKey, boolean[]> needColumns) {
       return read(keys, needColumns.keySet());
+    }
+
+    /**
+     * Every key's stored row, asked and answered in one order, without maps: per key the columns
+     * needed (as above) or {@link #LOCATE_ONLY}; null when this source answers only through
+     * {@link #read(Set, Map)} (the general path, which the in-order one is compared to).
+     */
+    default FoundInOrder readInOrder(RowKey[] keys, boolean[][] needs) {
+      return null;
     }
   }
 
@@ -86,6 +114,12 @@ public final class ChangeResolver {
     Set<RowKey> lookup = lookAll ? keys.keySet() : new HashSet<>();
     // A key change pairs and carries whole row images (MovedImages, MovePairing): such a batch reads whole rows.
     boolean wholeRows = !folded.arrivals().isEmpty() || !folded.departures().isEmpty() || !waiting.isEmpty();
+    if (lookAll && !wholeRows && repaired.isEmpty() && pairing.oldKeys().isEmpty() && baseSnapshot != null && storedRows != null) {
+      Changes inOrder = resolveInOrder(layout, keys, truncate, storedRows, pairing, waiting);
+      if (inOrder != null) {
+        return inOrder;
+      }
+    }
     // The keys whose stored values are needed, in the fold's order: their key objects were made in that
     // order, so a reader walking them (the index locating each) reads memory forward, not at random.
     Map<RowKey, boolean[]> needColumns = new LinkedHashMap<>(keys.size() * 4 / 3 + 1);
@@ -144,6 +178,63 @@ public final class ChangeResolver {
     }
     MoveLedger next = pairing.settle(images, rows, keys.keySet(), layout);
     return new Changes(rows, deletes, gone, next, !repaired.isEmpty());
+  }
+
+  /**
+   * The common batch, resolved without a map per key: every key looked up (the position mode), no
+   * key change in play. Keys, folds and their stored rows sit side by side in arrays in the fold's
+   * order, and each delete carries the index place its lookup found, so the position writer does
+   * not look it up again. Null when the source answers only through maps, or a fold moved its row
+   * from another key (a source without LSNs): the general path then resolves the batch.
+   */
+  private static Changes resolveInOrder(TableLayout layout, Map<RowKey, KeyFold> folds, TruncatePlanner.Plan truncate,
+      StoredRows storedRows, MovePairing pairing, MoveLedger waiting) {
+    MergeRule[] rules = layout.rules();
+    int n = folds.size();
+    RowKey[] keys = new RowKey[n];
+    KeyFold[] fold = new KeyFold[n];
+    boolean[][] needs = new boolean[n][];
+    Map<NeedPattern, boolean[]> patterns = new HashMap<>();
+    int i = 0;
+    for (Map.Entry<RowKey, KeyFold> e : folds.entrySet()) {
+      KeyFold f = e.getValue();
+      if (f.movedFrom() != null) {
+        return null;
+      }
+      keys[i] = e.getKey();
+      fold[i] = f;
+      boolean[] need = f.storedColumnsNeeded(rules);
+      needs[i++] = need == null ? LOCATE_ONLY : shared(need, patterns);
+    }
+    FoundInOrder found = storedRows.readInOrder(keys, needs);
+    if (found == null) {
+      return null;
+    }
+    List<Object[]> rows = new ArrayList<>(n);
+    List<Object[]> deletes = new ArrayList<>(n);
+    long[] places = new long[n];
+    List<RowKey> gone = new ArrayList<>();
+    for (i = 0; i < n; i++) {
+      Object[] s = found.rows()[i];
+      if (s != null) {
+        places[deletes.size()] = found.places()[i];
+        deletes.add(s);
+      }
+      if (fold[i].exists()) {
+        rows.add(fold[i].resolve(s, rules));
+      } else {
+        gone.add(keys[i]);
+      }
+    }
+    int located = deletes.size();
+    if (truncate != null) {
+      for (Object[] row : truncate.rowsToDelete()) {
+        deletes.add(row);
+        gone.add(layout.keyOfRow(row));
+      }
+    }
+    MoveLedger next = pairing.settle(new MovedImages(folds, Map.of(), waiting, layout), rows, folds.keySet(), layout);
+    return new Changes(rows, deletes, Arrays.copyOf(places, located), gone, next, false);
   }
 
   /**

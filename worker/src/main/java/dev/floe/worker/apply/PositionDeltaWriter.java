@@ -49,14 +49,16 @@ public final class PositionDeltaWriter {
   /**
    * @param deletes stored rows (or key rows) to delete; a key may appear more than once (a truncate
    *     adds its own deletes)
+   * @param knownPlaces the index places of the first deletes, where resolving them found those
+   *     already; the others are looked up
    */
   public static EqualityDeltaWriter.Written write(Table table, TableLayout layout, PrimaryKeyIndex index,
-      List<Object[]> rows, List<Object[]> deletes, long baseSnapshot) {
+      List<Object[]> rows, List<Object[]> deletes, long[] knownPlaces, long baseSnapshot) {
     // Stored places, packed: sorted, they come in file and position order, and a key deleted twice
     // (a truncate adds its own deletes) is one place twice, side by side.
-    long[] places = new long[deletes.size()];
-    int n = 0;
-    for (Object[] row : deletes) {
+    long[] places = Arrays.copyOf(knownPlaces, deletes.size());
+    int n = knownPlaces.length;
+    for (Object[] row : deletes.subList(n, deletes.size())) {
       long packed = index.packedOfRow(layout, row);
       if (packed >= 0) {
         places[n++] = packed;

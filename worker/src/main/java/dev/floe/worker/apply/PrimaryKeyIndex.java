@@ -275,6 +275,11 @@ public final class PrimaryKeyIndex {
         // needColumns is a subset of keys: when they are as many, every key was looked up already
         return keys.size() > needColumns.size() ? withKeyRows(layout, keys, out) : out;
       }
+
+      @Override
+      public ChangeResolver.FoundInOrder readInOrder(RowKey[] keys, boolean[][] needs) {
+        return fromMergeState ? storedInOrder(table, keys, needs, layout) : null; // the reference reads through maps
+      }
     };
   }
 
@@ -297,7 +302,27 @@ public final class PrimaryKeyIndex {
    * points only at live positions.
    */
   public Map<RowKey, Object[]> storedValues(Table table, Map<RowKey, boolean[]> needs, TableLayout layout) {
-    Map<RowKey, Object[]> out = new HashMap<>(needs.size() * 4 / 3 + 1);
+    RowKey[] keys = needs.keySet().toArray(new RowKey[0]);
+    boolean[][] wants = needs.values().toArray(new boolean[0][]);
+    Object[][] rows = storedInOrder(table, keys, wants, layout).rows();
+    Map<RowKey, Object[]> out = new HashMap<>(keys.length * 4 / 3 + 1);
+    for (int i = 0; i < keys.length; i++) {
+      if (rows[i] != null) {
+        out.put(keys[i], rows[i]);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * As {@link #storedValues}, for keys given in an order and answered in it, without a map:
+   * {@code rows[i]} for {@code keys[i]} (null when the index does not hold it) and its place in the
+   * index ({@link #file}, {@link #position}; -1 when not held), which the position writer deletes
+   * by. A key whose need is {@link ChangeResolver#LOCATE_ONLY} gets its bare key row.
+   */
+  public ChangeResolver.FoundInOrder storedInOrder(Table table, RowKey[] keys, boolean[][] needs, TableLayout layout) {
+    Object[][] rows = new Object[keys.length][];
+    long[] places = new long[keys.length];
     MergeState.Column[] held = state.columns();
     boolean[] fromState = new boolean[layout.columnCount()];
     for (MergeState.Column c : held) {
@@ -308,20 +333,16 @@ public final class PrimaryKeyIndex {
     }
     // Each key located once, then visited in file and position order: the merge state's arrays are
     // walked forward instead of at random (with 10M keys, random reads of them were the largest cost of a batch).
-    RowKey[] keys = new RowKey[needs.size()];
-    boolean[][] wants = new boolean[keys.length][];
-    long[] at = new long[keys.length];
+    int[] ids = new int[keys.length];
     int found = 0;
-    for (Map.Entry<RowKey, boolean[]> e : needs.entrySet()) {
-      long packed = locations.packed(e.getKey());
-      if (packed >= 0) {
-        keys[found] = e.getKey();
-        wants[found] = e.getValue();
-        at[found++] = packed;
+    for (int i = 0; i < keys.length; i++) {
+      places[i] = locations.packed(keys[i]);
+      if (places[i] >= 0) {
+        ids[found++] = i;
       }
     }
-    int[] order = IndirectSort.mergesort(0, found, (a, b) -> Long.compare(at[a], at[b]));
-    Map<String, Map<Long, RowKey>> wanted = new HashMap<>();
+    int[] order = IndirectSort.mergesort(0, found, (a, b) -> Long.compare(places[ids[a]], places[ids[b]]));
+    Map<String, Map<Long, Integer>> wanted = new HashMap<>();
     Map<String, DataFile> files = new HashMap<>();
     Map<String, boolean[]> columnsByFile = new HashMap<>();
     DataFile file = null;
@@ -329,15 +350,20 @@ public final class PrimaryKeyIndex {
     boolean stateHasFile = false;
     boolean[] lastNeed = null; // keys share a few arrays of needed columns (see ChangeResolver): decided once per run of one
     boolean lastCovered = false;
-    for (int i : order) {
-      DataFile f = locations.file(at[i]);
+    for (int o : order) {
+      int i = ids[o];
+      boolean[] need = needs[i];
+      if (need == ChangeResolver.LOCATE_ONLY) {
+        rows[i] = layout.keyRow(keys[i]);
+        continue;
+      }
+      DataFile f = locations.file(places[i]);
       if (f != file) {
         file = f;
         values = state.file(f.location());
         stateHasFile = state.hasFile(f.location());
       }
-      long position = KeyLocations.PackedFiles.position(at[i]);
-      boolean[] need = wants[i];
+      long position = KeyLocations.PackedFiles.position(places[i]);
       if (need != null && need != lastNeed) {
         lastNeed = need;
         lastCovered = covered(need, fromState);
@@ -349,21 +375,21 @@ public final class PrimaryKeyIndex {
             row[held[c].position()] = values == null ? null : values.value(position, c);
           }
         }
-        out.put(keys[i], row);
+        rows[i] = row;
         continue;
       }
       String path = f.location();
       files.put(path, f);
-      wanted.computeIfAbsent(path, p -> new HashMap<>()).put(position, keys[i]);
+      wanted.computeIfAbsent(path, p -> new HashMap<>()).put(position, i);
       boolean[] cols = columnsByFile.computeIfAbsent(path, p -> new boolean[layout.columnCount()]);
       for (int c = 0; c < cols.length; c++) {
         cols[c] |= need == null || need[c];
       }
     }
-    for (Map.Entry<String, Map<Long, RowKey>> e : wanted.entrySet()) {
-      readPositions(table, files.get(e.getKey()), e.getValue(), columnsByFile.get(e.getKey()), layout, out);
+    for (Map.Entry<String, Map<Long, Integer>> e : wanted.entrySet()) {
+      readPositions(table, files.get(e.getKey()), e.getValue(), columnsByFile.get(e.getKey()), layout, keys, rows);
     }
-    return out;
+    return new ChangeResolver.FoundInOrder(rows, places);
   }
 
   private static boolean covered(boolean[] need, boolean[] known) {
@@ -376,8 +402,8 @@ public final class PrimaryKeyIndex {
   }
 
   /** Reads the rows at some positions of one data file, only the given columns (and the key). */
-  private static void readPositions(Table table, DataFile file, Map<Long, RowKey> positions, boolean[] columns,
-      TableLayout layout, Map<RowKey, Object[]> into) {
+  private static void readPositions(Table table, DataFile file, Map<Long, Integer> positions, boolean[] columns,
+      TableLayout layout, RowKey[] keys, Object[][] into) {
     List<String> names = new ArrayList<>();
     for (int i = 0; i < columns.length; i++) {
       if (columns[i]) {
@@ -395,9 +421,9 @@ public final class PrimaryKeyIndex {
     try (CloseableIterable<Record> rows = LiveRows.readAll(table, file, projection)) {
       for (Record r : rows) {
         long position = (Long) r.getField(MetadataColumns.ROW_POSITION.name());
-        RowKey k = positions.get(position);
-        if (k != null) {
-          into.put(k, layout.valuesOf(r));
+        Integer i = positions.get(position);
+        if (i != null) {
+          into[i] = layout.valuesOf(r);
           found++;
         }
         if (position >= last || found == positions.size()) {
@@ -408,7 +434,11 @@ public final class PrimaryKeyIndex {
       throw new UncheckedIOException(e);
     }
     if (found < positions.size()) {
-      positions.values().forEach(k -> into.putIfAbsent(k, layout.keyRow(k))); // held by the index: at least its key, to delete it
+      for (int i : positions.values()) {
+        if (into[i] == null) {
+          into[i] = layout.keyRow(keys[i]); // held by the index: at least its key, to delete it
+        }
+      }
     }
   }
 

@@ -360,7 +360,7 @@ public final class SinkEngine {
       t = phases.add("resolve", t);
       written = baseSnapshot == null
           ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRowsTracked(table, layout, changes.rows()), List.of(), List.of(), Set.of())
-          : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), baseSnapshot);
+          : PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), changes.deletePlaces(), baseSnapshot);
     } else {
       List<PartitionSpec> deleteSpecs = LiveSpecs.of(table, baseSnapshot);
       boolean needPartition = LiveSpecs.needPartition(deleteSpecs);
