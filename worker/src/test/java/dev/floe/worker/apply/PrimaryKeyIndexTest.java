@@ -201,6 +201,68 @@ class PrimaryKeyIndexTest {
     });
   }
 
+  @Test
+  void storedRowsAskedInAnOrderAreAnsweredInItWithEachKeysPlaceAcrossBothCoresLookups() {
+    // given a table of 60,000 rows with uuid keys in two files, and its index
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(List.of(
+        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.UUIDType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(2, "note", org.apache.iceberg.types.Types.StringType.get())), java.util.Set.of(1));
+    org.apache.iceberg.catalog.TableIdentifier name = org.apache.iceberg.catalog.TableIdentifier.parse("pk.in_order");
+    warehouse.catalog().buildTable(name, schema).withProperty("format-version", "3").create();
+    Table table = warehouse.catalog().loadTable(name);
+    TableLayout layout = TableLayout.of(table, new dev.floe.worker.config.TableSpec(warehouse.spec(), name.toString(), List.of(), List.of(),
+        3, WriteMode.POSITION_DELETES, java.util.Map.of(), java.util.Map.of()));
+    java.util.Random random = new java.util.Random(7);
+    List<java.util.UUID> held = new java.util.ArrayList<>();
+    for (int file = 0; file < 2; file++) {
+      List<Object[]> rows = new java.util.ArrayList<>();
+      for (int i = 0; i < 30_000; i++) {
+        java.util.UUID id = new java.util.UUID(random.nextLong(), random.nextLong());
+        held.add(id);
+        rows.add(new Object[] {id, "note-" + id});
+      }
+      org.apache.iceberg.AppendFiles append = table.newAppend();
+      EqualityDeltaWriter.writeRows(table, layout, rows).forEach(append::appendFile);
+      append.commit();
+    }
+    PrimaryKeyIndex index = PrimaryKeyIndex.build(table, table.currentSnapshot().snapshotId(), layout);
+
+    // when the stored rows of 120,000 keys are asked in a shuffled order (more than one core's share
+    // of lookups): every held key, every third one needing its note and the rest only located, and
+    // 60,000 keys never written
+    List<dev.floe.worker.fold.RowKey> asked = new java.util.ArrayList<>();
+    held.forEach(id -> asked.add(new dev.floe.worker.fold.RowKey(new Object[] {id})));
+    for (int i = 0; i < 60_000; i++) {
+      asked.add(new dev.floe.worker.fold.RowKey(new Object[] {new java.util.UUID(random.nextLong(), random.nextLong())}));
+    }
+    java.util.Collections.shuffle(asked, random);
+    dev.floe.worker.fold.RowKey[] keys = asked.toArray(new dev.floe.worker.fold.RowKey[0]);
+    assertThat(keys.length).isGreaterThan(2 * PrimaryKeyIndex.PARALLEL_LOOKUPS);
+    boolean[] note = {false, true};
+    boolean[][] needs = new boolean[keys.length][];
+    for (int i = 0; i < keys.length; i++) {
+      needs[i] = i % 3 == 0 ? note : ChangeResolver.LOCATE_ONLY;
+    }
+    ChangeResolver.FoundInOrder found = index.storedInOrder(table, keys, needs, layout);
+
+    // then each answer stands at its key's place in the order: a held key's location and row (its
+    // note where needed), nothing for a key never written
+    java.util.Set<java.util.UUID> written = new java.util.HashSet<>(held);
+    for (int i = 0; i < keys.length; i++) {
+      java.util.UUID id = (java.util.UUID) keys[i].get(0);
+      if (!written.contains(id)) {
+        assertThat(found.places()[i]).as("key %s", id).isEqualTo(-1);
+        assertThat(found.rows()[i]).as("key %s", id).isNull();
+        continue;
+      }
+      PrimaryKeyIndex.Location at = index.get(keys[i]);
+      assertThat(PrimaryKeyIndex.position(found.places()[i])).as("key %s", id).isEqualTo(at.position());
+      assertThat(index.file(found.places()[i]).location()).as("key %s", id).isEqualTo(at.file().location());
+      assertThat(found.rows()[i]).as("key %s", id).containsExactly(id, needs[i] == note ? "note-" + id : null);
+    }
+  }
+
   /** Rewrites a persisted index's statistics file with its blob under another type name. */
   private static void relabel(Table table, StatisticsFile f, String type) throws Exception {
     ByteBuffer payload;
