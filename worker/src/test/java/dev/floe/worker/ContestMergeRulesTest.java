@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,8 +32,14 @@ class ContestMergeRulesTest {
 
   @TempDir Path dir;
 
-  @Test
-  void requestsAreSummedNamesKeepTheLastNonNullAndTheRestTheLastValue() {
+  /**
+   * @param base the base load's rows
+   * @param batch each later batch's upserts (110,000: the per-key loops of a batch then run split
+   *     over two cores, see {@code TwoCores})
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "base {0}, {2} batches of {1}")
+  @org.junit.jupiter.params.provider.CsvSource({"2000, 600, 5", "60000, 110000, 2"})
+  void requestsAreSummedNamesKeepTheLastNonNullAndTheRestTheLastValue(int base, int batchSize, int batches) {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkEngine engine = new SinkEngine(sink(warehouse), warehouse.catalog());
     DebeziumEnvelopes source = DebeziumEnvelopes.forTopic(TOPIC).columns(List.of(
@@ -44,8 +49,8 @@ class ContestMergeRulesTest {
     Random random = new Random(2022);
     List<UUID> keys = new ArrayList<>();
 
-    for (int batch = 0; batch <= 5; batch++) {
-      int size = batch == 0 ? 2_000 : 600;
+    for (int batch = 0; batch <= batches; batch++) {
+      int size = batch == 0 ? base : batchSize;
       List<RawRecord> records = new ArrayList<>();
       for (int i = 0; i < size; i++) {
         UUID key = batch == 0 || random.nextInt(4) == 0 ? new UUID(random.nextLong(), random.nextLong()) : keys.get(random.nextInt(keys.size()));

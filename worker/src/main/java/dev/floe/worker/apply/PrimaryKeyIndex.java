@@ -430,29 +430,16 @@ public final class PrimaryKeyIndex {
     return new ChangeResolver.FoundInOrder(rows, places);
   }
 
-  /** Keys from which their lookups are split between two cores. */
-  static final int PARALLEL_LOOKUPS = 50_000;
-
   /**
-   * Each key's place ({@link #packed}), many keys looked up on two cores: a lookup is a wait for
-   * memory (the table is far larger than a cache), and the index is only read meanwhile.
+   * Each key's place ({@link #packed}), on two cores for many keys: a lookup is a wait for memory
+   * (the table is far larger than a cache), and the index is only read meanwhile.
    */
   private void locate(RowKey[] keys, long[] places) {
-    int half = keys.length < PARALLEL_LOOKUPS ? keys.length : keys.length / 2;
-    CompletableFuture<Void> rest = half == keys.length
-        ? CompletableFuture.completedFuture(null)
-        : CompletableFuture.runAsync(() -> locate(keys, places, half, keys.length));
-    try {
-      locate(keys, places, 0, half);
-    } finally {
-      rest.join();
-    }
-  }
-
-  private void locate(RowKey[] keys, long[] places, int from, int to) {
-    for (int i = from; i < to; i++) {
-      places[i] = locations.packed(keys[i]);
-    }
+    TwoCores.forRange(keys.length, (from, to) -> {
+      for (int i = from; i < to; i++) {
+        places[i] = locations.packed(keys[i]);
+      }
+    });
   }
 
   private static boolean covered(boolean[] need, boolean[] known) {

@@ -238,7 +238,7 @@ class PrimaryKeyIndexTest {
     }
     java.util.Collections.shuffle(asked, random);
     dev.floe.worker.fold.RowKey[] keys = asked.toArray(new dev.floe.worker.fold.RowKey[0]);
-    assertThat(keys.length).isGreaterThan(2 * PrimaryKeyIndex.PARALLEL_LOOKUPS);
+    assertThat(keys.length).isGreaterThan(2 * TwoCores.FROM);
     boolean[] note = {false, true};
     boolean[][] needs = new boolean[keys.length][];
     for (int i = 0; i < keys.length; i++) {
