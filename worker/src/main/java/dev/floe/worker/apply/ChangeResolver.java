@@ -30,12 +30,11 @@ public final class ChangeResolver {
    * change left pending, which other workers may own: such a commit must not be rebased).
    * {@code gone} are the keys of {@code deletes} that may hold no row after the commit (every
    * other deleted key is written again in {@code rows}): what an index must look at to drop.
+   * {@code deletePlaces} are the primary-key index's places of the first deletes, as far as
+   * resolving found them (the position writer looks up only the rest).
    */
   public record Changes(List<Object[]> rows, List<Object[]> deletes, long[] deletePlaces, List<RowKey> gone, MoveLedger moves,
       boolean repairsOtherKeys) {
-
-    /** @param deletePlaces the index places (see {@link PrimaryKeyIndex#file}) of the first deletes, as far as they are known */
-    public Changes {}
 
     Changes(List<Object[]> rows, List<Object[]> deletes, List<RowKey> gone, MoveLedger moves, boolean repairsOtherKeys) {
       this(rows, deletes, new long[0], gone, moves, repairsOtherKeys);

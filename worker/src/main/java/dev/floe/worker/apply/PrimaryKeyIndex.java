@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.DataFile;
@@ -195,32 +193,18 @@ public final class PrimaryKeyIndex {
     // The rows as the writer wrote them, in position order: no need to read their files back. The
     // merge state takes their values on another core while the locations take their keys: the two
     // share nothing, and each is a walk over every row of the batch (a tenth of a contest batch).
-    CompletableFuture<Void> recording = state.columns().length == 0 || asWritten.isEmpty()
-        ? CompletableFuture.completedFuture(null)
-        : CompletableFuture.runAsync(() -> recordValues(asWritten, rowsOfFiles));
-    RuntimeException failure = null;
-    try {
+    Runnable putKeys = () -> {
       for (DataFile file : asWritten) {
         List<Object[]> written = rowsOfFiles.get(file.location());
         for (int position = 0; position < written.size(); position++) {
           locations.putRow(layout, written.get(position), file, position);
         }
       }
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    try {
-      recording.join(); // also after a failure: the state is not left to another thread
-    } catch (CompletionException e) {
-      RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-      if (failure == null) {
-        failure = cause;
-      } else {
-        failure.addSuppressed(cause);
-      }
-    }
-    if (failure != null) {
-      throw failure;
+    };
+    if (state.columns().length == 0 || asWritten.isEmpty()) {
+      putKeys.run();
+    } else {
+      TwoCores.both(putKeys, () -> recordValues(asWritten, rowsOfFiles));
     }
     for (DataFile file : readBack) {
       try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(file.location(), file.fileSizeInBytes()))

@@ -4,10 +4,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * A loop whose iterations touch nothing in common, split in two halves on two cores once it is
- * long: a batch's index lookups mostly wait for memory, its keys being spread over far more than a
- * cache holds, and two cores wait for twice as many lines at once. (Splitting the resolver's per-key
- * loops the same way measured no gain on the contest at a tenth: 15.15–15.91 s against 15.40–15.63 s.)
+ * Work that touches nothing in common run on two cores: a long loop split in halves, or two walks
+ * side by side. A batch's index lookups and upkeep mostly wait for memory, its keys being spread
+ * over far more than a cache holds, and two cores wait for twice as many lines at once. (Splitting
+ * the resolver's per-key loops the same way measured no gain on the contest at a tenth: 15.15–15.91 s
+ * against 15.40–15.63 s; the decoding thread already uses the second core then.)
  */
 final class TwoCores {
   /** Iterations from which a loop is split. */
@@ -24,15 +25,28 @@ final class TwoCores {
   /** Runs {@code body} over [0, n): the upper half on another core when n is at least {@link #FROM}. */
   static void forRange(int n, Range body) {
     int half = n < FROM ? n : n / 2;
-    CompletableFuture<Void> upper = half == n ? CompletableFuture.completedFuture(null) : CompletableFuture.runAsync(() -> body.run(half, n));
+    if (half == n) {
+      body.run(0, n);
+    } else {
+      both(() -> body.run(0, half), () -> body.run(half, n));
+    }
+  }
+
+  /**
+   * Runs {@code here} on this thread and {@code beside} on another core, and returns once both
+   * ended, even when one failed (nothing is left running over the caller's data); a failure of
+   * {@code here} is thrown with one of {@code beside} added to it, or that one alone.
+   */
+  static void both(Runnable here, Runnable beside) {
+    CompletableFuture<Void> other = CompletableFuture.runAsync(beside);
     RuntimeException failure = null;
     try {
-      body.run(0, half);
+      here.run();
     } catch (RuntimeException e) {
       failure = e;
     }
     try {
-      upper.join(); // also after a failure: nothing is left running over the caller's arrays
+      other.join();
     } catch (CompletionException e) {
       RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
       if (failure == null) {
