@@ -163,12 +163,7 @@ public final class EqualityDeltaWriter {
         out.addAll(part.files());
         rowsOfFiles.putAll(part.rowsOfFiles());
       } catch (CompletionException e) {
-        RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-        if (failure == null) {
-          failure = cause;
-        } else {
-          failure.addSuppressed(cause);
-        }
+        failure = TwoCores.withFailureOf(failure, e);
       }
     }
     if (failure != null) {

@@ -102,7 +102,7 @@ public final class PositionDeltaWriter {
       result = writingDeletes.join();
     } catch (CompletionException e) {
       dataFiles.files().forEach(f -> table.io().deleteFile(f.location()));
-      throw e.getCause() instanceof RuntimeException r ? r : e;
+      throw TwoCores.withFailureOf(null, e);
     }
     List<DeleteFile> deleteFiles = result == null ? List.of() : List.copyOf(result.deleteFiles());
     List<DeleteFile> replaced = result == null ? List.of() : List.copyOf(result.rewrittenDeleteFiles());

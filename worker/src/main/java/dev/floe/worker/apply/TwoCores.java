@@ -48,15 +48,23 @@ final class TwoCores {
     try {
       other.join();
     } catch (CompletionException e) {
-      RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-      if (failure == null) {
-        failure = cause;
-      } else {
-        failure.addSuppressed(cause);
-      }
+      failure = withFailureOf(failure, e);
     }
     if (failure != null) {
       throw failure;
     }
+  }
+
+  /**
+   * {@code failure} with what failed work on another thread threw added to it, or that alone when
+   * there was no failure yet: how work split over threads words its failures as one.
+   */
+  static RuntimeException withFailureOf(RuntimeException failure, CompletionException joined) {
+    RuntimeException cause = joined.getCause() instanceof RuntimeException r ? r : joined;
+    if (failure == null) {
+      return cause;
+    }
+    failure.addSuppressed(cause);
+    return failure;
   }
 }
