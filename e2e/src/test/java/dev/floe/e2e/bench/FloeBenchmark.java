@@ -82,7 +82,10 @@ class FloeBenchmark {
     Map<String, Object> report = new LinkedHashMap<>();
     report.put("size", size);
     report.put("machine", Map.of("cpus", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version")));
-    try (EmbeddedKafka kafka = new EmbeddedKafka()) {
+    report.put("groupProtocol", System.getProperty("floe.bench.groupProtocol", "the worker's choice"));
+    // Kafka's own group.initial.rebalance.delay.ms (the tests' brokers set 0): a worker woken from zero
+    // finds its group empty, and what a production broker makes it wait is part of its cold start
+    try (EmbeddedKafka kafka = new EmbeddedKafka(Map.of("group.initial.rebalance.delay.ms", "3000"))) {
       String topic = "bench.public.orders";
       kafka.createTopic(topic, PARTITIONS);
       // -Dfloe.bench.only=orders|contest runs one workload
@@ -144,6 +147,12 @@ class FloeBenchmark {
         : List.of("-XX:StartFlightRecording=filename=" + file + ",settings=" + settings + ",dumponexit=true");
   }
 
+  /** The source's client settings: -Dfloe.bench.groupProtocol=classic|consumer names a group protocol (the worker chooses by default). */
+  private static Map<String, String> sourceSettings() {
+    String protocol = System.getProperty("floe.bench.groupProtocol", "").strip();
+    return protocol.isEmpty() ? Map.of("auto.offset.reset", "earliest") : Map.of("auto.offset.reset", "earliest", "group.protocol", protocol);
+  }
+
   /** The worker JVM's heap (sized up front, as the worker image does) and collector: -Dfloe.bench.workerJvm (space-separated) overrides them. */
   private static List<String> workerJvm() {
     String given = System.getProperty("floe.bench.workerJvm", "-Xms2g -Xmx2g -XX:+UseParallelGC -XX:MetaspaceSize=128m");
@@ -202,7 +211,7 @@ class FloeBenchmark {
     Files.createDirectories(dir);
     CatalogSpec catalogSpec = CatalogSpec.local(dir.resolve("warehouse").toString());
     SinkSpec spec = new SinkSpec(new SourceSpec(kafka.bootstrapServers(), List.of(topic), null, "floe-bench-" + mode.name().toLowerCase(Locale.ROOT), null,
-        Map.of("auto.offset.reset", "earliest")),
+        sourceSettings()),
         new TableSpec(catalogSpec, "bench.orders", List.of(), List.of(), mode == WriteMode.POSITION_DELETES ? 3 : 2, mode, Map.of(), Map.of()),
         commitSettings(size), null, OnError.FAIL,
         // the worker compacts once idle for 30 s (the default; 5 s at smoke size, to keep CI short)

@@ -28,13 +28,22 @@ public final class EmbeddedKafka implements AutoCloseable {
   private final Thread closeAtExit = new Thread(this::closeAtExit, "embedded-kafka-shutdown");
   private boolean closed;
 
+  /** A broker with this class's defaults: four partitions per topic, groups assigned without delay. */
   public EmbeddedKafka() throws Exception {
+    this(Map.of());
+  }
+
+  /**
+   * @param brokerSettings broker settings over this class's defaults: the benchmark restores Kafka's
+   *     own {@code group.initial.rebalance.delay.ms}, a test turns a group protocol off
+   */
+  public EmbeddedKafka(Map<String, String> brokerSettings) throws Exception {
     directory = Files.createTempDirectory("floe-kafka-");
     // The test kit prints its formatting steps to stdout; keep the quickstart's output for people.
     java.io.PrintStream out = System.out;
     System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
     try {
-      cluster = start(directory);
+      cluster = start(directory, brokerSettings);
     } catch (Exception | Error e) {
       try {
         org.apache.kafka.common.utils.Utils.delete(directory.toFile());
@@ -48,8 +57,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(closeAtExit);
   }
 
-  private static KafkaClusterTestKit start(Path directory) throws Exception {
-    KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+  private static KafkaClusterTestKit start(Path directory, Map<String, String> brokerSettings) throws Exception {
+    KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
         .setCombined(true)
         .setNumBrokerNodes(1)
         .setNumControllerNodes(1)
@@ -59,8 +68,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         .setConfigProp("transaction.state.log.replication.factor", "1")
         .setConfigProp("transaction.state.log.min.isr", "1")
         .setConfigProp("group.initial.rebalance.delay.ms", "0")
-        .setConfigProp("num.partitions", "4")
-        .build();
+        .setConfigProp("num.partitions", "4");
+    brokerSettings.forEach(builder::setConfigProp);
+    KafkaClusterTestKit cluster = builder.build();
     cluster.format();
     cluster.startup();
     cluster.waitForReadyBrokers();

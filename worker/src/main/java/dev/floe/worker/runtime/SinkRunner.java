@@ -31,6 +31,7 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
@@ -38,6 +39,9 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.UnreleasedInstanceIdException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -64,7 +68,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
   private final SinkSpec spec;
   private final TableRouter tables;
-  private final KafkaConsumer<byte[], SharedSchemas.Held> consumer;
+  /** The polling thread's consumer: replaced once, before any assignment, if the brokers refuse the consumer group protocol. */
+  private volatile KafkaConsumer<byte[], SharedSchemas.Held> consumer;
+  private final java.util.function.Function<GroupProtocol, KafkaConsumer<byte[], SharedSchemas.Held>> consumers;
+  private GroupProtocolChoice groupProtocol;
   private final KafkaProducer<byte[], byte[]> producer;
   private final DeadLetters deadLetters;
   private final WorkerMetrics metrics;
@@ -139,7 +146,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     // index can load (on the applying thread) as soon as the catalog answers.
     warmUpBeforeJoining();
     Map<String, String> extra = KafkaClientSettings.of(spec.source(), secrets);
-    this.consumer = new KafkaConsumer<>(consumerProperties(extra, instanceId), new ByteArrayDeserializer(), new HeldValueDeserializer(schemas));
+    this.groupProtocol = GroupProtocolChoice.of(extra);
+    this.consumers = protocol ->
+        new KafkaConsumer<>(consumerProperties(extra, instanceId, protocol), new ByteArrayDeserializer(), new HeldValueDeserializer(schemas));
+    this.consumer = consumers.apply(groupProtocol.first());
     this.kafka = new KafkaContact(KafkaContact.properties(extra, spec.source().bootstrapServers(), "floe-admin-" + spec.sinkId()),
         spec.source().bootstrapServers(), metrics);
     if (spec.deadLetter() != null && spec.deadLetter().topic() != null) {
@@ -485,6 +495,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       ResumeRefusedException refused = outOfRange(e);
       LOG.error("stopping: {}", refused.getMessage());
       throw refused;
+    } catch (UnsupportedVersionException | UnreleasedInstanceIdException e) {
+      if (!groupProtocol.fallBackToClassic() || joined) {
+        throw e;
+      }
+      joinWithClassicProtocol(e);
+      return List.of();
     } catch (KafkaException e) {
       // The consumer wraps what the rebalance listener throws: surface our own stop as itself.
       for (Throwable c = e; c != null; c = c.getCause()) {
@@ -719,7 +735,25 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return out;
   }
 
+  /**
+   * The brokers refused the consumer group protocol before anything was assigned: the consumer is
+   * replaced by a classic one, which joins again (see {@link GroupProtocolChoice#refusedBecause}).
+   */
+  private void joinWithClassicProtocol(ApiException refusal) {
+    KafkaConsumer<byte[], SharedSchemas.Held> refused = consumer;
+    groupProtocol = groupProtocol.refusedBecause(refusal);
+    if (refusal instanceof UnsupportedVersionException) {
+      LOG.warn("joining with the classic group protocol: {}", groupProtocol.why()); // costs every wake-up: worth a look
+    } else {
+      LOG.info("joining with the classic group protocol: {}", groupProtocol.why());
+    }
+    consumer = consumers.apply(groupProtocol.first());
+    refused.close(CloseOptions.timeout(Duration.ZERO));
+    subscribe();
+  }
+
   private void subscribe() {
+    LOG.info("joining group {} with the {} group protocol ({})", spec.source().groupId(), lowerCase(groupProtocol.first()), groupProtocol.why());
     ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
       @Override
       public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -895,7 +929,12 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     return RawRecord.polled(tp, r.offset(), r.key(), r.value(), headers);
   }
 
-  private Properties consumerProperties(Map<String, String> extra, String instance) {
+  /** A protocol as Kafka's settings spell it. */
+  private static String lowerCase(GroupProtocol protocol) {
+    return protocol.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private Properties consumerProperties(Map<String, String> extra, String instance, GroupProtocol protocol) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.source().groupId());
@@ -922,6 +961,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
     }
     p.putAll(extra);
+    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, lowerCase(protocol));
     // Never reset silently: an offset outside the log raises (OffsetOutOfRangeException), and where
     // the table holds nothing the worker seeks itself (source.startFrom), so no reset policy applies.
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");

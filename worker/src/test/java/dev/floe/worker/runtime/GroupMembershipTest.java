@@ -18,25 +18,28 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Static membership against a real broker, with the default 45 s session timeout: a worker
  * restarted under its instance id after a crash takes its partitions back at once, and a worker
  * that stops gracefully hands its partitions over at once; neither waits for the session to expire.
+ * Under either group protocol.
  */
 class GroupMembershipTest {
   private static final Duration WELL_BEFORE_SESSION_TIMEOUT = Duration.ofSeconds(15);
 
   @TempDir Path dir;
 
-  @Test
-  void aWorkerRestartedAfterACrashUnderItsInstanceIdGetsItsPartitionsBackAtOnce() {
+  @ParameterizedTest(name = "{0} protocol")
+  @ValueSource(strings = {"classic", "consumer"})
+  void aWorkerRestartedAfterACrashUnderItsInstanceIdGetsItsPartitionsBackAtOnce(String protocol) {
     // given worker pod-0 owning both partitions, then "killed": its loop ends, its consumer is never closed (no leave)
     String topic = TestKafka.topic("orders", 2);
     LocalWarehouse warehouse = new LocalWarehouse(dir);
-    SinkSpec spec = sink(topic, warehouse);
+    SinkSpec spec = sink(topic, warehouse, protocol);
     OrdersModel model = new OrdersModel();
     OrdersSource source = new OrdersSource(topic);
     TestKafka.produce(source.records(upserts(1, 4), model));
@@ -58,12 +61,13 @@ class GroupMembershipTest {
     assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).isEqualTo(model.expected());
   }
 
-  @Test
-  void aWorkerStoppedGracefullyHandsItsPartitionsToAnotherAtOnce() {
+  @ParameterizedTest(name = "{0} protocol")
+  @ValueSource(strings = {"classic", "consumer"})
+  void aWorkerStoppedGracefullyHandsItsPartitionsToAnotherAtOnce(String protocol) {
     // given two static members sharing the two partitions
     String topic = TestKafka.topic("orders", 2);
     LocalWarehouse warehouse = new LocalWarehouse(dir);
-    SinkSpec spec = sink(topic, warehouse);
+    SinkSpec spec = sink(topic, warehouse, protocol);
     OrdersModel model = new OrdersModel();
     OrdersSource source = new OrdersSource(topic);
     TestKafka.produce(source.records(upserts(1, 4), model));
@@ -85,11 +89,16 @@ class GroupMembershipTest {
     assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).isEqualTo(model.expected());
   }
 
-  /** A sink with a group of its own (static members of other tests stay out) and Kafka's default session timeout, spelled out. */
-  private static SinkSpec sink(String topic, LocalWarehouse warehouse) {
+  /**
+   * A sink with a group of its own (static members of other tests stay out) and Kafka's default
+   * session timeout: spelled out for the classic protocol (which that setting chooses), the brokers'
+   * {@code group.consumer.session.timeout.ms} for the consumer protocol (the worker's default).
+   */
+  private static SinkSpec sink(String topic, LocalWarehouse warehouse, String protocol) {
     SinkSpec base = KafkaRuntimeTest.sink(topic, warehouse, null);
     SourceSpec source = new SourceSpec(base.source().bootstrapServers(), base.source().topics(), null,
-        "floe-members-" + UUID.randomUUID().toString().substring(0, 8), null, Map.of("session.timeout.ms", "45000"));
+        "floe-members-" + UUID.randomUUID().toString().substring(0, 8), null,
+        protocol.equals("classic") ? Map.of("session.timeout.ms", "45000") : Map.of());
     return new SinkSpec(source, base.table(), base.commit(), null, null);
   }
 

@@ -51,7 +51,12 @@ public final class TestKafka {
 
   /** Produces records to their own partitions, in order; returns once Kafka has them. */
   public static void produce(List<RawRecord> records) {
-    try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap(), "acks", "all",
+    produce(bootstrap(), records);
+  }
+
+  /** Produces records to another broker than the shared one (a test's own, configured otherwise). */
+  public static void produce(String bootstrapServers, List<RawRecord> records) {
+    try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrapServers, "acks", "all",
         "enable.idempotence", "true", "max.in.flight.requests.per.connection", "1"), new ByteArraySerializer(), new ByteArraySerializer())) {
       for (RawRecord r : records) {
         RecordHeaders headers = new RecordHeaders();
