@@ -36,7 +36,7 @@ public record GroupProtocolChoice(GroupProtocol first, boolean fallBackToClassic
         return new GroupProtocolChoice(GroupProtocol.CLASSIC, false, key + " is set, which only the classic protocol accepts");
       }
     }
-    return new GroupProtocolChoice(GroupProtocol.CONSUMER, true, "the default: assigned on the first heartbeat, classic where the brokers refuse it");
+    return new GroupProtocolChoice(GroupProtocol.CONSUMER, true, "the default: partitions on the first heartbeat, classic where the brokers refuse it");
   }
 
   /**
