@@ -786,7 +786,9 @@ public final class SinkRunner implements Runnable, AutoCloseable {
         wakeBacklog.forget(pauseStoppedTables(partitions)); // a rebalance resumes what it hands back
         warmUp(partitions);
         owned = Set.copyOf(consumer.assignment());
-        startup.mark("assigned");
+        if (!partitions.isEmpty()) {
+          startup.mark("assigned"); // the consumer protocol may hand a member an empty assignment before its partitions
+        }
         joined = true; // called after every rebalance, with nothing too: a member with no partitions is ready
         kafka.reached();
       }
