@@ -1,5 +1,6 @@
 package dev.floe.worker.runtime;
 
+import dev.floe.worker.config.ConfigException;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -29,7 +30,7 @@ public record GroupProtocolChoice(GroupProtocol first, boolean fallBackToClassic
   public static GroupProtocolChoice of(Map<String, String> settings) {
     String named = settings.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
     if (named != null && !named.isBlank()) {
-      return new GroupProtocolChoice(GroupProtocol.of(named.strip()), false, ConsumerConfig.GROUP_PROTOCOL_CONFIG + " is set");
+      return new GroupProtocolChoice(named(named.strip()), false, ConsumerConfig.GROUP_PROTOCOL_CONFIG + " is set");
     }
     for (String key : CLASSIC_ONLY) {
       if (settings.containsKey(key)) {
@@ -37,6 +38,16 @@ public record GroupProtocolChoice(GroupProtocol first, boolean fallBackToClassic
       }
     }
     return new GroupProtocolChoice(GroupProtocol.CONSUMER, true, "the default: partitions on the first heartbeat, classic where the brokers refuse it");
+  }
+
+  private static GroupProtocol named(String name) {
+    for (GroupProtocol p : GroupProtocol.values()) {
+      if (p.name().equalsIgnoreCase(name)) {
+        return p;
+      }
+    }
+    throw new ConfigException("source.properties." + ConsumerConfig.GROUP_PROTOCOL_CONFIG, "must be classic or consumer, got '" + name
+        + "'; leave it out to join with consumer, or classic where the brokers refuse it", "group.protocol: classic");
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.floe.worker.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.floe.worker.config.ConfigException;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.common.errors.UnreleasedInstanceIdException;
@@ -42,6 +43,14 @@ class GroupProtocolChoiceTest {
     assertThat(consumer.first()).isEqualTo(GroupProtocol.CONSUMER);
     assertThat(consumer.fallBackToClassic()).as("a protocol asked for is never swapped silently").isFalse();
     assertThatThrownBy(() -> consumer.refusedBecause(new UnsupportedVersionException("refused"))).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void anUnknownProtocolNameIsAConfigErrorThatSaysWhatToWrite() {
+    assertThatThrownBy(() -> GroupProtocolChoice.of(Map.of("group.protocol", "cooperative")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("source.properties.group.protocol")
+        .hasMessageContaining("classic or consumer");
   }
 
   @Test
