@@ -41,13 +41,12 @@ public record GroupProtocolChoice(GroupProtocol first, boolean fallBackToClassic
   }
 
   private static GroupProtocol named(String name) {
-    for (GroupProtocol p : GroupProtocol.values()) {
-      if (p.name().equalsIgnoreCase(name)) {
-        return p;
-      }
+    try {
+      return GroupProtocol.of(name);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("source.properties." + ConsumerConfig.GROUP_PROTOCOL_CONFIG, "must be classic or consumer, got '" + name
+          + "'; leave it out to join with consumer, or classic where the brokers refuse it", "group.protocol: classic");
     }
-    throw new ConfigException("source.properties." + ConsumerConfig.GROUP_PROTOCOL_CONFIG, "must be classic or consumer, got '" + name
-        + "'; leave it out to join with consumer, or classic where the brokers refuse it", "group.protocol: classic");
   }
 
   /**

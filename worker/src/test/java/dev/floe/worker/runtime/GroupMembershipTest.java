@@ -102,7 +102,8 @@ class GroupMembershipTest {
     return new SinkSpec(source, base.table(), base.commit(), null, null);
   }
 
-  private static List<Step> upserts(long from, long to) {
+  /** Upserts of the keys {@code from} to {@code to}, each with its id as quantity. */
+  static List<Step> upserts(long from, long to) {
     return LongStream.rangeClosed(from, to).mapToObj(id -> (Step) new Step.Upsert(id, Map.of("qty", (int) id))).toList();
   }
 }

@@ -9,7 +9,6 @@ import dev.floe.worker.engine.SinkEngine;
 import dev.floe.worker.model.OrdersModel;
 import dev.floe.worker.model.OrdersSource;
 import dev.floe.worker.model.ScriptPlayer;
-import dev.floe.worker.model.Step;
 import dev.floe.worker.quickstart.EmbeddedKafka;
 import dev.floe.worker.testing.LocalWarehouse;
 import dev.floe.worker.testing.TestKafka;
@@ -17,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,24 +34,17 @@ class GroupProtocolTest {
   void aWorkerJoiningAnEmptyGroupIsAssignedWithoutWaitingOutTheInitialRebalanceDelay() throws Exception {
     // given a broker that delays a classic group's first rebalance, and a backlog
     try (EmbeddedKafka broker = new EmbeddedKafka(Map.of("group.initial.rebalance.delay.ms", String.valueOf(INITIAL_REBALANCE_DELAY.toMillis())))) {
-      LocalWarehouse warehouse = new LocalWarehouse(dir);
-      String topic = "orders.delayed";
-      broker.createTopic(topic, 2);
-      SinkSpec spec = sink(broker, topic, warehouse, Map.of());
-      OrdersModel model = new OrdersModel();
-      OrdersSource source = new OrdersSource(topic);
-      TestKafka.produce(broker.bootstrapServers(), source.records(upserts(1, 6), model));
+      Backlog backlog = Backlog.on(broker, "orders.delayed", dir);
+      backlog.produce(1, 6);
 
       // when a worker with no group protocol configured starts
       long t0 = System.nanoTime();
-      RunningWorker worker = RunningWorker.start(spec, warehouse);
+      RunningWorker worker = RunningWorker.start(backlog.spec, backlog.warehouse);
 
       // then it owns both partitions well before the delay is up, and the table equals the source
       await().atMost(INITIAL_REBALANCE_DELAY.dividedBy(2)).until(() -> worker.runner.owned().size() == 2);
       System.out.printf("assigned %.1f s after the worker started%n", (System.nanoTime() - t0) / 1e9);
-      await().atMost(Duration.ofSeconds(30)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == 6);
-      worker.stop();
-      assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).isEqualTo(model.expected());
+      backlog.assertAppliedExactly(worker, 6);
     }
   }
 
@@ -61,24 +52,16 @@ class GroupProtocolTest {
   void aBrokerThatRefusesTheConsumerProtocolIsJoinedWithTheClassicOne() throws Exception {
     // given a broker with only the classic protocol enabled, and a backlog
     try (EmbeddedKafka broker = new EmbeddedKafka(Map.of("group.coordinator.rebalance.protocols", "classic"))) {
-      LocalWarehouse warehouse = new LocalWarehouse(dir);
-      String topic = "orders.classic";
-      broker.createTopic(topic, 2);
-      SinkSpec spec = sink(broker, topic, warehouse, Map.of());
-      OrdersModel model = new OrdersModel();
-      OrdersSource source = new OrdersSource(topic);
-      TestKafka.produce(broker.bootstrapServers(), source.records(upserts(1, 6), model));
+      Backlog backlog = Backlog.on(broker, "orders.classic", dir);
+      backlog.produce(1, 6);
 
       // when a worker with no group protocol configured starts, and more arrives once it runs
-      RunningWorker worker = RunningWorker.start(spec, warehouse);
+      RunningWorker worker = RunningWorker.start(backlog.spec, backlog.warehouse);
       await().atMost(Duration.ofSeconds(30)).until(() -> worker.runner.owned().size() == 2 && worker.runner.isReady());
-      TestKafka.produce(broker.bootstrapServers(), source.records(upserts(4, 9), model));
+      backlog.produce(4, 9);
 
       // then it joined with the classic protocol, applied everything exactly once, and kept running
-      await().atMost(Duration.ofSeconds(30)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == 12);
-      assertThat(worker.runner.failure()).isNull();
-      worker.stop();
-      assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).isEqualTo(model.expected());
+      backlog.assertAppliedExactly(worker, 12);
     }
   }
 
@@ -107,7 +90,36 @@ class GroupProtocolTest {
     return new SinkSpec(source, base.table(), base.commit(), null, null);
   }
 
-  private static List<Step> upserts(long from, long to) {
-    return LongStream.rangeClosed(from, to).mapToObj(id -> (Step) new Step.Upsert(id, Map.of("qty", (int) id))).toList();
+  /** A topic of two partitions on a test's own broker, its sink (no group protocol named), and the model of what it holds. */
+  private static final class Backlog {
+    final LocalWarehouse warehouse;
+    final SinkSpec spec;
+    private final String bootstrapServers;
+    private final OrdersModel model = new OrdersModel();
+    private final OrdersSource source;
+
+    private Backlog(EmbeddedKafka broker, String topic, Path dir) throws Exception {
+      broker.createTopic(topic, 2);
+      this.bootstrapServers = broker.bootstrapServers();
+      this.warehouse = new LocalWarehouse(dir);
+      this.spec = sink(broker, topic, warehouse, Map.of());
+      this.source = new OrdersSource(topic);
+    }
+
+    static Backlog on(EmbeddedKafka broker, String topic, Path dir) throws Exception {
+      return new Backlog(broker, topic, dir);
+    }
+
+    void produce(long fromKey, long toKey) {
+      TestKafka.produce(bootstrapServers, source.records(GroupMembershipTest.upserts(fromKey, toKey), model));
+    }
+
+    /** Waits until the worker applied this many records, stops it, and checks it never failed and the table equals the source. */
+    void assertAppliedExactly(RunningWorker worker, long records) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> KafkaRuntimeTest.applied(spec, warehouse) == records);
+      assertThat(worker.runner.failure()).isNull();
+      worker.stop();
+      assertThat(ScriptPlayer.actual(new SinkEngine(spec, warehouse.catalog()).table())).isEqualTo(model.expected());
+    }
   }
 }
