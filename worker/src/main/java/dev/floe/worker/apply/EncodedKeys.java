@@ -135,6 +135,11 @@ final class EncodedKeys extends KeyLocations {
     return slots.length * (4L + 4L + 8L) + arena.length;
   }
 
+  @Override
+  PackedFiles packedFiles() {
+    return files;
+  }
+
   private void drop(int slot) {
     int offset = slots[slot] - 1;
     garbage += 4 + readInt(offset);

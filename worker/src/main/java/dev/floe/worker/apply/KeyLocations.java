@@ -72,9 +72,38 @@ abstract class KeyLocations {
   }
 
   /** As {@link #put} for a key given as its longs ({@link #forEachRaw}'s entries), in a store that holds keys so. */
-  void putRaw(long k0, long k1, DataFile file, long position) {
+  final void putRaw(long k0, long k1, DataFile file, long position) {
+    putRawPacked(k0, k1, packedFiles().pack(file, position));
+  }
+
+  /**
+   * As {@link #putRaw} for a file given by its id in {@link #expectFiles}'s list: a persisted index
+   * loads its keys while the files they point into are still being read from the manifests.
+   */
+  final void putRawAt(long k0, long k1, int fileId, long position) {
+    putRawPacked(k0, k1, PackedFiles.packAt(fileId, position));
+  }
+
+  /** Puts a key given as its longs at a packed location; only a store that holds keys so has one. */
+  void putRawPacked(long k0, long k1, long packed) {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " does not hold its keys as longs");
   }
+
+  /**
+   * Loading a persisted index into an empty store: its files by location, ids in list order, known
+   * before the files themselves; {@link #bindFiles} supplies them before the store is used.
+   */
+  final void expectFiles(java.util.List<String> locations) {
+    packedFiles().expect(locations);
+  }
+
+  /** The files {@link #expectFiles} named, each by its location; one that {@code live} lacks is an error. */
+  final void bindFiles(java.util.function.Function<String, DataFile> live) {
+    packedFiles().bind(live);
+  }
+
+  /** The files this store's locations point into. */
+  abstract PackedFiles packedFiles();
 
   /** Makes room for {@code n} more keys at once (loading a persisted index: no rebuild on the way); a hint. */
   void ensureCapacity(int n) {}
@@ -155,6 +184,11 @@ abstract class KeyLocations {
     long footprintBytes() {
       return map.size() * 130L; // entry, boxed key, boxed location: an estimate
     }
+
+    @Override
+    PackedFiles packedFiles() {
+      return files;
+    }
   }
 
   /**
@@ -185,6 +219,35 @@ abstract class KeyLocations {
         last = l;
       }
       return (l.id() << POSITION_BITS) | position;
+    }
+
+    /** A location packed from a file id and a position. */
+    static long packAt(int fileId, long position) {
+      return ((long) fileId << POSITION_BITS) | position;
+    }
+
+    /** Registers files by location before their {@link DataFile}s, ids in list order ({@link KeyLocations#expectFiles}). */
+    void expect(List<String> locations) {
+      if (!files.isEmpty()) {
+        throw new IllegalStateException("files are expected only by an empty store");
+      }
+      for (String location : locations) {
+        ids.put(location, files.size());
+        files.add(null);
+      }
+    }
+
+    /** Supplies every expected file: {@code live} maps a location to its file, or null when it is not live. */
+    void bind(java.util.function.Function<String, DataFile> live) {
+      ids.forEach((location, id) -> {
+        if (files.get(id) == null) {
+          DataFile f = live.apply(location);
+          if (f == null) {
+            throw new IllegalStateException("the index names a file that is not live: " + location);
+          }
+          files.set(id, f);
+        }
+      });
     }
 
     PrimaryKeyIndex.Location unpack(long packed) {
@@ -261,8 +324,13 @@ abstract class KeyLocations {
     }
 
     @Override
-    void putRaw(long k0, long unused, DataFile file, long position) {
-      put(k0, file, position);
+    void putRawPacked(long k0, long unused, long packed) {
+      map.put(k0, packed);
+    }
+
+    @Override
+    PackedFiles packedFiles() {
+      return files;
     }
 
     @Override

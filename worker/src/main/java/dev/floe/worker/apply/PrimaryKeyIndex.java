@@ -139,7 +139,7 @@ public final class PrimaryKeyIndex {
     locations.put(key, file, position);
   }
 
-  /** The store of the index's keys, for loading straight into it ({@link KeyLocations#putRaw}). */
+  /** The store of the index's keys, for loading straight into it ({@link KeyLocations#putRawAt}). */
   KeyLocations locations() {
     return locations;
   }

@@ -71,10 +71,14 @@ final class UuidKeys extends KeyLocations {
     putRaw(u.getMostSignificantBits(), u.getLeastSignificantBits(), file, position);
   }
 
-  /** As {@link #put(RowKey, DataFile, long)} for the key's two halves themselves (loading a persisted index). */
   @Override
-  void putRaw(long m, long l, DataFile file, long position) {
-    long packed = files.pack(file, position);
+  KeyLocations.PackedFiles packedFiles() {
+    return files;
+  }
+
+  /** Puts the key's two halves themselves (loading a persisted index) at a packed location. */
+  @Override
+  void putRawPacked(long m, long l, long packed) {
     int slot = find(m, l);
     if (slot >= 0) {
       slots[slot + 2] = packed;

@@ -153,10 +153,124 @@ class PrimaryKeyIndexTest {
   @org.junit.jupiter.params.provider.ValueSource(strings = {"long", "int", "uuid"})
   void aPersistedIndexOfAnIntLongOrUuidKeyLoadsBackEveryKeyAtItsLocation(String keyType) {
     // given a table of two data files whose rows have keys of both signs, and its index persisted
+    TwoFiles given = twoFiles(keyType);
+    PrimaryKeyIndex built = PrimaryKeyIndex.build(given.table(), given.snapshot(), given.layout());
+    PersistedIndex.save(given.table(), built, given.layout());
+    given.table().refresh();
+
+    // when a worker loads it
+    PrimaryKeyIndex loaded = PersistedIndex.loadNewest(given.table(), given.snapshot(), given.layout());
+
+    // then every key is where the built index has it
+    assertThat(loaded).isNotNull();
+    assertThat(loaded.size()).isEqualTo(1_000);
+    built.forEach((key, location) -> {
+      PrimaryKeyIndex.Location l = loaded.get(key);
+      assertThat(l).as("key %s", key).isNotNull();
+      assertThat(l.file().location()).isEqualTo(location.file().location());
+      assertThat(l.position()).isEqualTo(location.position());
+    });
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"long", "uuid", "string"})
+  void aPersistedIndexNamingAFileThatIsNotLiveIsRefused(String keyType) {
+    // given an index of a two-file table, encoded, and the table's live files without one of them
+    TwoFiles given = twoFiles(keyType);
+    PrimaryKeyIndex built = PrimaryKeyIndex.build(given.table(), given.snapshot(), given.layout());
+    byte[] payload = PersistedIndex.encode(built, given.layout());
+    java.util.Map<String, org.apache.iceberg.DataFile> live = new java.util.HashMap<>(LiveDataFiles.of(given.table(), given.snapshot()));
+    String gone = live.keySet().iterator().next();
+    live.remove(gone);
+
+    // when it is decoded against them, then it is refused (the caller rebuilds), naming the file
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> PersistedIndex.decode(payload, given.snapshot(), given.layout(), () -> live, 0))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not live").hasMessageContaining(gone);
+    // and against all of them it loads every key
+    PrimaryKeyIndex loaded = PersistedIndex.decode(payload, given.snapshot(), given.layout(),
+        () -> LiveDataFiles.of(given.table(), given.snapshot()), 0);
+    assertThat(loaded.size()).isEqualTo(1_000);
+    built.forEach((key, location) -> {
+      assertThat(loaded.get(key).file().location()).as("key %s", key).isEqualTo(location.file().location());
+      assertThat(loaded.get(key).position()).as("key %s", key).isEqualTo(location.position());
+    });
+  }
+
+  @Test
+  void theLiveDataFilesReadFromTheManifestsAreTheFilesAScanPlansAtEverySnapshot() throws Exception {
+    // given a table of several commits with position deletes, then compacted (files replaced)
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.live", 3, false, WriteMode.POSITION_DELETES);
+    SinkEngine engine = new SinkEngine(sink, warehouse.catalog());
+    for (int b = 0; b < 4; b++) {
+      engine.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
+    }
+    new Compactor(engine.table(), sink.sinkId(), new CompactionSpec(null, null, 2, "5d", 10, "5d", null, true, false, false, false)).run();
+    Table table = engine.table();
+    table.refresh();
+
+    // when each snapshot's live data files are read from its data manifests, then they are the files a scan plans, as it holds them
+    int snapshots = 0;
+    for (org.apache.iceberg.Snapshot s : table.snapshots()) {
+      java.util.Map<String, org.apache.iceberg.DataFile> planned = new java.util.HashMap<>();
+      try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().useSnapshot(s.snapshotId()).planFiles()) {
+        tasks.forEach(t -> planned.put(t.file().location(), t.file()));
+      }
+      java.util.Map<String, org.apache.iceberg.DataFile> read = LiveDataFiles.of(table, s.snapshotId());
+      assertThat(read.keySet()).as("snapshot %d", s.snapshotId()).isEqualTo(planned.keySet());
+      read.forEach((location, f) -> {
+        org.apache.iceberg.DataFile p = planned.get(location);
+        assertThat(List.of(f.specId(), f.recordCount(), f.fileSizeInBytes(), f.dataSequenceNumber(), f.fileSequenceNumber(), f.partition()))
+            .as("file %s", location)
+            .isEqualTo(List.of(p.specId(), p.recordCount(), p.fileSizeInBytes(), p.dataSequenceNumber(), p.fileSequenceNumber(), p.partition()));
+        assertThat(f.firstRowId()).isEqualTo(p.firstRowId());
+      });
+      snapshots++;
+    }
+    assertThat(snapshots).isGreaterThan(4);
+  }
+
+  @Test
+  void aPersistedIndexIsReadFromTheRangeTheTableNamesAndAnOlderCopyThroughItsFooter() throws Exception {
+    // given a worker whose index was persisted: the table's metadata names where the blob's bytes are
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.range", 3, false, WriteMode.POSITION_DELETES);
+    SinkEngine first = new SinkEngine(sink, warehouse.catalog());
+    for (int b = 0; b < 3; b++) {
+      first.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
+    }
+    Table table = first.table();
+    assertThat(table.statisticsFiles()).isNotEmpty().allSatisfy(f -> assertThat(f.blobMetadata().get(0).properties())
+        .containsKeys(PersistedIndex.OFFSET_PROPERTY, PersistedIndex.LENGTH_PROPERTY));
+    SinkEngine second = new SinkEngine(sink, warehouse.catalog());
+    second.apply(source.records(steps.subList(150, 200), model), DeadLetters.DISCARD);
+    assertThat(second.indexBuildsAndLoads()).containsExactly(0, 1);
+
+    // when its copies are rewritten as a worker of the former version wrote them (no range named)
+    table.refresh();
+    for (StatisticsFile f : List.copyOf(table.statisticsFiles())) {
+      relabel(table, f, PersistedIndex.BLOB_TYPE);
+    }
+    assertThat(table.statisticsFiles()).allSatisfy(f -> assertThat(f.blobMetadata().get(0).properties())
+        .doesNotContainKey(PersistedIndex.OFFSET_PROPERTY));
+    SinkEngine third = new SinkEngine(sink, warehouse.catalog());
+    third.apply(source.records(steps.subList(200, 250), model), DeadLetters.DISCARD);
+
+    // then both load it rather than rebuild, and the table equals the source
+    assertThat(third.indexBuildsAndLoads()).containsExactly(0, 1);
+    assertThat(ScriptPlayer.actual(third.table())).isEqualTo(model.expected());
+  }
+
+  /** A table of two data files of 500 rows each, keyed by one column of a type, and its layout. */
+  private record TwoFiles(Table table, TableLayout layout, long snapshot) {}
+
+  private TwoFiles twoFiles(String keyType) {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     org.apache.iceberg.types.Type type = switch (keyType) {
       case "int" -> org.apache.iceberg.types.Types.IntegerType.get();
       case "uuid" -> org.apache.iceberg.types.Types.UUIDType.get();
+      case "string" -> org.apache.iceberg.types.Types.StringType.get();
       default -> org.apache.iceberg.types.Types.LongType.get();
     };
     org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(List.of(
@@ -174,6 +288,7 @@ class PrimaryKeyIndexTest {
         Object key = switch (keyType) {
           case "int" -> (int) id;
           case "uuid" -> new java.util.UUID(id, -id ^ 0x0123_4567_89ab_cdefL); // halves of both signs
+          case "string" -> "key-" + id;
           default -> id;
         };
         rows.add(new Object[] {key, "n"});
@@ -182,23 +297,7 @@ class PrimaryKeyIndexTest {
       EqualityDeltaWriter.writeRows(table, layout, rows).forEach(append::appendFile);
       append.commit();
     }
-    long snapshot = table.currentSnapshot().snapshotId();
-    PrimaryKeyIndex built = PrimaryKeyIndex.build(table, snapshot, layout);
-    PersistedIndex.save(table, built, layout);
-    table.refresh();
-
-    // when a worker loads it
-    PrimaryKeyIndex loaded = PersistedIndex.loadNewest(table, snapshot, layout);
-
-    // then every key is where the built index has it
-    assertThat(loaded).isNotNull();
-    assertThat(loaded.size()).isEqualTo(1_000);
-    built.forEach((key, location) -> {
-      PrimaryKeyIndex.Location l = loaded.get(key);
-      assertThat(l).as("key %s", key).isNotNull();
-      assertThat(l.file().location()).isEqualTo(location.file().location());
-      assertThat(l.position()).isEqualTo(location.position());
-    });
+    return new TwoFiles(table, layout, table.currentSnapshot().snapshotId());
   }
 
   @Test
