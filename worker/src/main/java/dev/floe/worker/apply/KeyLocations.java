@@ -232,7 +232,9 @@ abstract class KeyLocations {
         throw new IllegalStateException("files are expected only by an empty store");
       }
       for (String location : locations) {
-        ids.put(location, files.size());
+        if (ids.put(location, files.size()) != null) {
+          throw new IllegalStateException("a file listed twice: " + location);
+        }
         files.add(null);
       }
     }

@@ -317,10 +317,11 @@ public final class PersistedIndex {
       if (types.length == 1 && rawKeyWidth(types[0]) > 0) {
         // A long, int or uuid key, the common shapes, read without a value object per key and
         // against file ids, while the live files are still being read: a worker woken from zero
-        // loads this before its first batch (the whole load of 889k keys: 1.5 s → 1.1-1.3 s).
+        // loads this before its first batch (889k keys alone on the machine: 0.83-0.94 s with the
+        // files planned first, 0.52-0.57 s beside them; 2.0 s → 0.8 s in a starting worker).
         index.locations().expectFiles(fileNames);
         int start = payload.length - 8 - in.available();
-        int bytes = readRawEntries(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, types[0], index.locations());
+        int bytes = readRawEntries(ByteBuffer.wrap(payload, start, payload.length - 8 - start), n, types[0], fileNames.size(), index.locations());
         in.skipBytes(bytes);
         keysIn = System.nanoTime();
         liveFiles = live.get();
@@ -367,7 +368,7 @@ public final class PersistedIndex {
    *
    * @return the bytes read
    */
-  private static int readRawEntries(ByteBuffer in, int n, Type type, KeyLocations into) {
+  private static int readRawEntries(ByteBuffer in, int n, Type type, int files, KeyLocations into) {
     int width = rawKeyWidth(type);
     int start = in.position();
     into.ensureCapacity(n);
@@ -385,7 +386,11 @@ public final class PersistedIndex {
           k1 = in.getLong();
         }
       }
-      into.putRawAt(k0, k1, in.getInt(), in.getLong());
+      int file = in.getInt();
+      if (file < 0 || file >= files) {
+        throw new IllegalStateException("an entry names file " + file + " of " + files);
+      }
+      into.putRawAt(k0, k1, file, in.getLong());
     }
     return in.position() - start;
   }
