@@ -89,10 +89,7 @@ class PrimaryKeyIndexTest {
   void aCorruptedPersistedIndexIsDetectedAndRebuilt() throws Exception {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.corrupt", 2, true, WriteMode.POSITION_DELETES);
-    SinkEngine first = new SinkEngine(sink, warehouse.catalog());
-    for (int b = 0; b < 3; b++) {
-      first.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
-    }
+    SinkEngine first = afterThreeBatches(sink, warehouse);
     List<StatisticsFile> persisted = first.table().statisticsFiles();
     assertThat(persisted).isNotEmpty();
     for (StatisticsFile f : persisted) {
@@ -113,10 +110,7 @@ class PrimaryKeyIndexTest {
   void aPersistedIndexOfTheFormerVersionWithoutMergeStateIsRebuiltNotRead() throws Exception {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.v1", 3, false, WriteMode.POSITION_DELETES);
-    SinkEngine first = new SinkEngine(sink, warehouse.catalog());
-    for (int b = 0; b < 3; b++) {
-      first.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
-    }
+    SinkEngine first = afterThreeBatches(sink, warehouse);
     Table table = first.table();
     for (StatisticsFile f : List.copyOf(table.statisticsFiles())) {
       relabel(table, f, "floe-primary-key-index-v1"); // as a worker of the former version left it
@@ -133,10 +127,7 @@ class PrimaryKeyIndexTest {
   void aPersistedIndexWhoseMergeStateHoldsOtherColumnsIsRebuilt() {
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.rules", 3, false, WriteMode.POSITION_DELETES);
-    SinkEngine first = new SinkEngine(sink, warehouse.catalog());
-    for (int b = 0; b < 3; b++) {
-      first.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
-    }
+    SinkEngine first = afterThreeBatches(sink, warehouse);
     // the same table, now configured with hi summed instead of kept as a maximum
     java.util.Map<String, dev.floe.worker.fold.MergeRule> rules = new java.util.HashMap<>(OrdersTable.RULES);
     rules.put("hi", dev.floe.worker.fold.MergeRule.LAST);
@@ -236,10 +227,7 @@ class PrimaryKeyIndexTest {
     // given a worker whose index was persisted: the table's metadata names where the blob's bytes are
     LocalWarehouse warehouse = new LocalWarehouse(dir);
     SinkSpec sink = OrdersTable.sink(warehouse.spec(), "pk.range", 3, false, WriteMode.POSITION_DELETES);
-    SinkEngine first = new SinkEngine(sink, warehouse.catalog());
-    for (int b = 0; b < 3; b++) {
-      first.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
-    }
+    SinkEngine first = afterThreeBatches(sink, warehouse);
     Table table = first.table();
     assertThat(table.statisticsFiles()).isNotEmpty().allSatisfy(f -> assertThat(f.blobMetadata().get(0).properties())
         .containsKeys(PersistedIndex.OFFSET_PROPERTY, PersistedIndex.LENGTH_PROPERTY));
@@ -260,6 +248,15 @@ class PrimaryKeyIndexTest {
     // then both load it rather than rebuild, and the table equals the source
     assertThat(third.indexBuildsAndLoads()).containsExactly(0, 1);
     assertThat(ScriptPlayer.actual(third.table())).isEqualTo(model.expected());
+  }
+
+  /** A worker that applied the script's first three batches of 50 steps to the sink's table. */
+  private SinkEngine afterThreeBatches(SinkSpec sink, LocalWarehouse warehouse) {
+    SinkEngine engine = new SinkEngine(sink, warehouse.catalog());
+    for (int b = 0; b < 3; b++) {
+      engine.apply(source.records(steps.subList(b * 50, (b + 1) * 50), model), DeadLetters.DISCARD);
+    }
+    return engine;
   }
 
   /** A table of two data files of 500 rows each, keyed by one column of a type, and its layout. */
