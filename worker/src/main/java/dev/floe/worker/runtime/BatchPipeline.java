@@ -9,11 +9,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -141,6 +143,26 @@ final class BatchPipeline implements AutoCloseable {
   /** Whether the batch in flight has finished and its outcome waits to be taken. */
   boolean done() {
     return inFlight != null && inFlight.isDone();
+  }
+
+  /**
+   * Waits up to {@code timeout} for the batch in flight to finish, without taking its outcome
+   * ({@link #await()} does, and rethrows what it threw).
+   *
+   * @return true once nothing in flight is still running, false when the timeout came first
+   */
+  boolean awaitDone(Duration timeout) throws InterruptedException {
+    if (inFlight == null) {
+      return true;
+    }
+    try {
+      inFlight.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException | CancellationException e) {
+      // finished all the same: the outcome, failure included, is await()'s to take and rethrow
+    } catch (TimeoutException e) {
+      return false;
+    }
+    return true;
   }
 
   /**

@@ -176,7 +176,7 @@ public final class SinkRunner implements Runnable, AutoCloseable {
       subscribe();
       while (running) {
         long t0 = System.nanoTime();
-        List<RawRecord> fetched = poll(pipeline.busy() ? BUSY_POLL : POLL);
+        List<RawRecord> fetched = pollOrWait(pipeline.busy() ? BUSY_POLL : POLL);
         rethrowPendingFailure();
         rethrowKafkaCheckFailure();
         long now = System.nanoTime();
@@ -475,6 +475,35 @@ public final class SinkRunner implements Runnable, AutoCloseable {
 
   public Throwable failure() {
     return failure;
+  }
+
+  /**
+   * Polls, waiting up to {@code timeout} for records. While any partition is paused (the next batch
+   * held back while one commits, or a stopped table's), Kafka's consumer-protocol client (4.3)
+   * re-queues their buffered fetches at every turn of its poll loop and wakes itself doing so
+   * (KAFKA-21084), spinning through the whole timeout: the polling thread took more CPU than the
+   * decoding thread. So then it polls without waiting and waits here: for the batch in flight when
+   * holding back (its outcome is taken the moment it is in), else for the timeout (new records of
+   * the partitions still fetching are taken at the next turn, at most {@link #BUSY_POLL} later).
+   */
+  private List<RawRecord> pollOrWait(Duration timeout) {
+    if (consumer.paused().isEmpty()) {
+      return poll(timeout);
+    }
+    List<RawRecord> fetched = poll(Duration.ZERO);
+    if (fetched.isEmpty() && running) {
+      Duration wait = timeout.compareTo(BUSY_POLL) < 0 ? timeout : BUSY_POLL;
+      if (!heldBack.isEmpty() && pipeline.busy()) {
+        try {
+          pipeline.awaitDone(wait);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt(); // the next poll throws Kafka's InterruptException, as an interrupted poll would
+        }
+      } else {
+        sleep(wait);
+      }
+    }
+    return fetched;
   }
 
   private List<RawRecord> poll(Duration timeout) {
