@@ -153,9 +153,15 @@ class FloeBenchmark {
     return protocol.isEmpty() ? Map.of("auto.offset.reset", "earliest") : Map.of("auto.offset.reset", "earliest", "group.protocol", protocol);
   }
 
-  /** The worker JVM's heap (sized up front, as the worker image does) and collector: -Dfloe.bench.workerJvm (space-separated) overrides them. */
+  /**
+   * The worker JVM as the worker image runs it (worker/pom.xml's jvmFlags: heap sized up front, the
+   * parallel collector, C2 at 10x the default thresholds), at a 2 GiB heap:
+   * -Dfloe.bench.workerJvm (space-separated) overrides them.
+   */
   private static List<String> workerJvm() {
-    String given = System.getProperty("floe.bench.workerJvm", "-Xms2g -Xmx2g -XX:+UseParallelGC -XX:MetaspaceSize=128m");
+    String given = System.getProperty("floe.bench.workerJvm", "-Xms2g -Xmx2g -XX:+UseParallelGC -XX:MetaspaceSize=128m"
+        + " -XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 -XX:Tier4CompileThreshold=150000"
+        + " -XX:Tier4BackEdgeThreshold=400000");
     return List.of(given.strip().split("\\s+"));
   }
 
