@@ -483,8 +483,8 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * re-queues their buffered fetches at every turn of its poll loop and wakes itself doing so
    * (KAFKA-21084), spinning through the whole timeout: the polling thread took more CPU than the
    * decoding thread. So then it polls without waiting and waits here: for the batch in flight when
-   * holding back (its outcome is taken the moment it is in), else for the timeout (new records of
-   * the partitions still fetching are taken at the next turn, at most {@link #BUSY_POLL} later).
+   * holding back (its outcome is taken the moment it is in), else for {@link #BUSY_POLL} at most
+   * (records of the partitions still fetching are taken at the next turn).
    */
   private List<RawRecord> pollOrWait(Duration timeout) {
     if (consumer.paused().isEmpty()) {
