@@ -154,15 +154,12 @@ class FloeBenchmark {
   }
 
   /**
-   * The worker JVM as the worker image runs it (worker/pom.xml's jvmFlags: heap sized up front, the
-   * parallel collector, C2 at 10x the default thresholds), at a 2 GiB heap:
-   * -Dfloe.bench.workerJvm (space-separated) overrides them.
+   * The worker JVM as the worker image runs it (worker/pom.xml's Jib jvmFlags, read from there), at a
+   * 2 GiB heap: -Dfloe.bench.workerJvm (space-separated) overrides them.
    */
   private static List<String> workerJvm() {
-    String given = System.getProperty("floe.bench.workerJvm", "-Xms2g -Xmx2g -XX:+UseParallelGC -XX:MetaspaceSize=128m"
-        + " -XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 -XX:Tier4CompileThreshold=150000"
-        + " -XX:Tier4BackEdgeThreshold=400000");
-    return List.of(given.strip().split("\\s+"));
+    String given = System.getProperty("floe.bench.workerJvm", "");
+    return given.isBlank() ? ImageJvmFlags.of(Path.of("../worker/pom.xml"), "2g") : List.of(given.strip().split("\\s+"));
   }
 
   private static long produce(EmbeddedKafka kafka, OrdersStream stream, int events) throws Exception {
