@@ -15,9 +15,6 @@ public final class Floe implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    if (args.length > 0 && args[0].equals("run") && !"false".equals(System.getProperty("floe.classPreload"))) {
-      ClassPreloader.start(); // a worker woken from zero: its classes load beside the main thread's start
-    }
     LogSetup.configure(args);
     System.exit(commandLine(args).setExecutionExceptionHandler(Floe::handle).execute(args));
   }
