@@ -325,27 +325,45 @@ class FloeBenchmark {
   private static Map<String, Object> coldStart(EmbeddedKafka kafka, OrdersStream stream, long produced, SinkSpec spec, Path config,
       Catalog catalog, TableIdentifier id, Path dir) throws Exception {
     int starts = Integer.getInteger("floe.bench.coldStarts", 1);
+    // -Dfloe.bench.coldStartAlternate="-Dx=y ...": every second start adds these worker flags and is
+    // reported apart, an A/B of starting in one run (this machine's speed drifts between runs)
+    List<String> alternate = List.of(System.getProperty("floe.bench.coldStartAlternate", "").strip().split("\\s+")).stream()
+        .filter(f -> !f.isEmpty()).toList();
     List<Double> seconds = new ArrayList<>();
+    List<Double> alternateSeconds = new ArrayList<>();
     long backlogs = 0;
     for (int i = 0; i < starts; i++) {
       long backlog = produce(kafka, stream, COLD_START_BACKLOG);
       backlogs += backlog;
-      seconds.add(coldStartOnce(dir.resolve(i == 0 ? "worker-cold.log" : "worker-cold-" + i + ".log"), produced + backlogs, spec, config, catalog, id));
+      boolean other = !alternate.isEmpty() && i % 2 == 1;
+      List<String> jvm = other ? Stream.concat(workerJvm().stream(), alternate.stream()).toList() : workerJvm();
+      double s = coldStartOnce(dir.resolve(i == 0 ? "worker-cold.log" : "worker-cold-" + i + ".log"), produced + backlogs, spec, config, catalog, id, jvm);
+      (other ? alternateSeconds : seconds).add(s);
     }
-    List<Double> sorted = seconds.stream().sorted().toList();
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("coldStart.backlogRecords", backlogs);
     r.put("coldStart.rowsInTable", stream.rows().size());
-    r.put("coldStart.processStartToCommitSeconds", sorted.get(sorted.size() / 2));
+    r.put("coldStart.processStartToCommitSeconds", median(seconds));
     r.put("coldStart.runsSeconds", seconds);
+    if (!alternate.isEmpty()) {
+      r.put("coldStart.alternateFlags", String.join(" ", alternate));
+      r.put("coldStart.alternateProcessStartToCommitSeconds", alternateSeconds.isEmpty() ? null : median(alternateSeconds));
+      r.put("coldStart.alternateRunsSeconds", alternateSeconds);
+    }
     return r;
   }
 
+  private static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    return sorted.get(sorted.size() / 2);
+  }
+
   /** One cold start: seconds from process start until the table holds {@code target} records of the topic. */
-  private static double coldStartOnce(Path log, long target, SinkSpec spec, Path config, Catalog catalog, TableIdentifier id) throws Exception {
+  private static double coldStartOnce(Path log, long target, SinkSpec spec, Path config, Catalog catalog, TableIdentifier id,
+      List<String> jvm) throws Exception {
     int port = freePort();
     long t0 = System.nanoTime();
-    WorkerProcess worker = WorkerProcess.start(log, workerJvm(),
+    WorkerProcess worker = WorkerProcess.start(log, jvm,
         "run", "--config", config.toString(), "--port", String.valueOf(port), "--grace", "30");
     double firstCommit = -1;
     try {
