@@ -284,15 +284,23 @@ public final class SinkEngine {
     Map<TopicPartition, Long> next = new HashMap<>();
     TopicPartition partition = null;
     long heldNext = 0;
+    long runLast = -1; // the run's highest fresh offset: merged into next once per run, not boxed per record
     for (RawRecord r : records) {
       if (r.topicPartition() != partition) { // records come in runs of one partition: one ledger lookup per run
+        if (runLast >= 0) {
+          next.merge(partition, runLast + 1, Math::max);
+        }
         partition = r.topicPartition();
         heldNext = held.nextOffset(partition);
+        runLast = -1;
       }
       if (r.offset() >= heldNext) {
         fresh.add(r);
-        next.merge(partition, r.offset() + 1, Math::max);
+        runLast = Math.max(runLast, r.offset());
       }
+    }
+    if (runLast >= 0) {
+      next.merge(partition, runLast + 1, Math::max);
     }
     if (fresh.isEmpty()) {
       if (exists && !stops.fresh(held).isEmpty()) {
