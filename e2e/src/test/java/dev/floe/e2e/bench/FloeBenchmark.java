@@ -329,6 +329,7 @@ class FloeBenchmark {
     // reported apart, an A/B of starting in one run (this machine's speed drifts between runs)
     List<String> alternate = List.of(System.getProperty("floe.bench.coldStartAlternate", "").strip().split("\\s+")).stream()
         .filter(f -> !f.isEmpty()).toList();
+    List<String> image = workerJvm(); // read from the POM once for every start
     List<Double> seconds = new ArrayList<>();
     List<Double> alternateSeconds = new ArrayList<>();
     long backlogs = 0;
@@ -336,7 +337,7 @@ class FloeBenchmark {
       long backlog = produce(kafka, stream, COLD_START_BACKLOG);
       backlogs += backlog;
       boolean other = !alternate.isEmpty() && i % 2 == 1;
-      List<String> jvm = other ? Stream.concat(workerJvm().stream(), alternate.stream()).toList() : workerJvm();
+      List<String> jvm = other ? Stream.concat(image.stream(), alternate.stream()).toList() : image;
       double s = coldStartOnce(dir.resolve(i == 0 ? "worker-cold.log" : "worker-cold-" + i + ".log"), produced + backlogs, spec, config, catalog, id, jvm);
       (other ? alternateSeconds : seconds).add(s);
     }

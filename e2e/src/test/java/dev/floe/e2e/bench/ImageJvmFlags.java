@@ -1,6 +1,7 @@
 package dev.floe.e2e.bench;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,10 +42,10 @@ final class ImageJvmFlags {
 
   /** The {@code jvmFlag}s of the POM's Jib container, in their order; fails when there are none (a moved or renamed configuration). */
   static List<String> declared(Path pom) {
-    try {
+    try (InputStream in = Files.newInputStream(pom)) {
       DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
       factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-      Element root = factory.newDocumentBuilder().parse(Files.newInputStream(pom)).getDocumentElement();
+      Element root = factory.newDocumentBuilder().parse(in).getDocumentElement();
       NodeList found = root.getElementsByTagName("jvmFlag");
       List<String> flags = new ArrayList<>();
       for (int i = 0; i < found.getLength(); i++) {
