@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
@@ -81,8 +82,11 @@ public final class PrimaryKeyIndex {
     Set<String> addedData = new HashSet<>();
     Set<String> addedDeletes = new HashSet<>();
     for (Snapshot r : range) {
-      r.addedDataFiles(table.io()).forEach(f -> addedData.add(f.location()));
-      r.addedDeleteFiles(table.io()).forEach(f -> addedDeletes.add(f.location()));
+      // read with the table's specs: Snapshot.addedDeleteFiles(io) reads each delete manifest's spec
+      // from its metadata, deprecated in Iceberg 1.11 and logged as a warning per manifest
+      SnapshotChanges changes = SnapshotChanges.builderFor(table).snapshot(r).build();
+      changes.addedDataFiles().forEach(f -> addedData.add(f.location()));
+      changes.addedDeleteFiles().forEach(f -> addedDeletes.add(f.location()));
     }
     Map<String, FileScanTask> live = new HashMap<>();
     try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(toSnapshot).planFiles()) {
