@@ -151,7 +151,7 @@ public final class TableLayout {
    * are then only read).
    */
   public Projected project(ChangeEvent e) {
-    RowKey rowKey = keyOf(e.key());
+    RowKey rowKey = keyOf(e);
     if (e.op() == Op.UPSERT && asItIs.computeIfAbsent(e.schema(), this::valuesAreRows) && fitsAsItIs(e.values(), rowKey)) {
       return new Projected(e, rowKey, e.values(), e.previousKey() == null ? null : keyOf(e.previousKey()));
     }
@@ -164,7 +164,7 @@ public final class TableLayout {
    * defaults of added columns filled in.
    */
   public Projected projectCopying(ChangeEvent e) {
-    return projectCopying(e, keyOf(e.key()));
+    return projectCopying(e, keyOf(e));
   }
 
   private Projected projectCopying(ChangeEvent e, RowKey rowKey) {
@@ -246,6 +246,14 @@ public final class TableLayout {
       }
     }
     return true;
+  }
+
+  /** An event's key, in key order and column types; a key held as one column is read without a map. */
+  public RowKey keyOf(ChangeEvent e) {
+    if (e.keyColumn() != null && keyNames.length == 1 && keyNames[0].equals(e.keyColumn())) {
+      return new RowKey(new Object[] {ValueCoercion.coerce(e.keyValue(), columns.get(keyPositions[0]).type())});
+    }
+    return keyOf(e.key());
   }
 
   /** A key given by column name, in key order and column types. */

@@ -48,6 +48,36 @@ class StreamedKeyTest {
     assertThat(outcome(fast)).isEqualTo(outcome(reference));
   }
 
+  @org.junit.jupiter.api.Test
+  void aOneColumnKeyIsHeldAsItsColumnAndValueNotAsAMapPerEvent() {
+    // given a captured insert of a table keyed by one column, decoded by the fast path and by the general one
+    RawRecord captured = firstCapturedWithAKeyEnvelope();
+    DebeziumDecoder streamed = new DebeziumDecoder(List.of("id"));
+    streamed.decode(captured, null);
+    for (Decoded d : List.of(streamed.decode(captured, null), DebeziumDecoder.withoutEnvelopeScanner(List.of("id")).decode(captured, null))) {
+      // then the event holds the key's column and value, and no map, yet reads as the same key by name
+      ChangeEvent c = (ChangeEvent) d;
+      assertThat(c.keyColumn()).isEqualTo("id");
+      assertThat(c.keyValue()).isNotNull();
+      assertThat(c.keyColumns()).isNull();
+      assertThat(c.key()).isEqualTo(java.util.Map.of("id", c.keyValue()));
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void aKeyOfSeveralColumnsOrNoneStaysAMap() {
+    RawRecord r = new RawRecord("t", 0, 0, null, null);
+    java.util.Map<String, Object> two = new java.util.LinkedHashMap<>();
+    two.put("a", 1L);
+    two.put("b", "x");
+    assertThat(new ChangeEvent(Op.DELETE, two, null, null, 1L, r).keyColumns()).isEqualTo(two);
+    assertThat(new ChangeEvent(Op.DELETE, two, null, null, 1L, r).keyColumn()).isNull();
+    assertThat(new ChangeEvent(Op.TRUNCATE, java.util.Map.of(), null, null, 1L, r).key()).isEmpty();
+    java.util.Map<String, Object> nullValued = new java.util.HashMap<>();
+    nullValued.put("id", null);
+    assertThat(new ChangeEvent(Op.DELETE, nullValued, null, null, 1L, r).key()).isSameAs(nullValued);
+  }
+
   /** Key payloads near the one-column shape read by comparing bytes: numbers and strings of every kind, names, layouts. */
   @Property(tries = 300)
   void aGeneratedKeyPayloadDecodesAsTheGeneralPathDecodesIt(@ForAll("keyPayloads") String payload) throws IOException {
