@@ -23,10 +23,21 @@ public record ChangeEvent(
   /** {@link #lsnOrNone} of an event whose source gives no LSN (PostgreSQL's are never negative). */
   public static final long NO_LSN = Long.MIN_VALUE;
 
+  /** Takes a key of one column with a value given in {@code keyColumns} apart into {@code keyColumn} and {@code keyValue}. */
+  public ChangeEvent {
+    if (keyColumn == null && keyColumns != null && keyColumns.size() == 1) {
+      Map.Entry<String, Object> only = keyColumns.entrySet().iterator().next();
+      if (only.getKey() != null && only.getValue() != null) {
+        keyColumn = only.getKey();
+        keyValue = only.getValue();
+        keyColumns = null;
+      }
+    }
+  }
+
   public ChangeEvent(Op op, Map<String, Object> key, EventSchema schema, Object[] values, long lsnOrNone, RawRecord record,
       Map<String, Object> previousKey, Map<String, Object> nextKey) {
-    this(op, onlyColumn(key), onlyColumn(key) == null ? null : key.values().iterator().next(),
-        onlyColumn(key) == null ? key : null, schema, values, lsnOrNone, record, previousKey, nextKey);
+    this(op, null, null, key, schema, values, lsnOrNone, record, previousKey, nextKey);
   }
 
   public ChangeEvent(Op op, Map<String, Object> key, EventSchema schema, Object[] values, Long lsn, RawRecord record,
@@ -51,14 +62,5 @@ public record ChangeEvent(
   /** The source LSN, or null when the source gives none. */
   public Long lsn() {
     return lsnOrNone == NO_LSN ? null : lsnOrNone;
-  }
-
-  /** The name of a key's only column when it has one column and a value, else null. */
-  private static String onlyColumn(Map<String, Object> key) {
-    if (key == null || key.size() != 1) {
-      return null;
-    }
-    Map.Entry<String, Object> only = key.entrySet().iterator().next();
-    return only.getKey() == null || only.getValue() == null ? null : only.getKey();
   }
 }
