@@ -295,7 +295,8 @@ abstract class KeyLocations {
       return packedOf(raw(key));
     }
 
-    private long packedOf(long key) {
+    /** As {@link #packed(RowKey)} for the key's value itself (an int key widened). */
+    long packedOf(long key) {
       int slot = map.indexOf(key); // one probe, not containsKey and get
       return map.indexExists(slot) ? map.indexGet(slot) : -1;
     }

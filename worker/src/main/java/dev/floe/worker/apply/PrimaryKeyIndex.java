@@ -161,6 +161,11 @@ public final class PrimaryKeyIndex {
     return locations.packed(key);
   }
 
+  /** As {@link #packed} for a key of one integer column given as its value (a packed change's). */
+  long packedOfKey(long key, EventPacker packer) {
+    return locations instanceof KeyLocations.PrimitiveKeys p ? p.packedOf(key) : locations.packed(new RowKey(new Object[] {packer.keyObject(key)}));
+  }
+
   /** As {@link #packed} for the key of a row in table column order (see {@link KeyLocations#packedOfRow}). */
   long packedOfRow(TableLayout layout, Object[] row) {
     return locations.packedOfRow(layout, row);
@@ -200,6 +205,12 @@ public final class PrimaryKeyIndex {
     Runnable putKeys = () -> {
       for (DataFile file : asWritten) {
         List<Object[]> written = rowsOfFiles.get(file.location());
+        if (written instanceof PackedResolver.PackedRows packed && locations instanceof KeyLocations.PrimitiveKeys keys) {
+          for (int position = 0; position < written.size(); position++) {
+            keys.put(packed.keyAt(position), file, position); // the key alone, without making the row again
+          }
+          continue;
+        }
         for (int position = 0; position < written.size(); position++) {
           locations.putRow(layout, written.get(position), file, position);
         }

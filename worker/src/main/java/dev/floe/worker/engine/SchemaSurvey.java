@@ -21,16 +21,20 @@ final class SchemaSurvey {
   private long currentMin = NONE_SEEN;
 
   void add(ChangeEvent e) {
-    if (e.op() == Op.TRUNCATE) {
-      return;
+    if (e.op() != Op.TRUNCATE) {
+      add(e.schema(), e.lsnOrNone());
     }
-    if (e.schema() != current) {
+  }
+
+  /** An upsert or delete of {@code schema} at {@code lsnOrNone} ({@link ChangeEvent#NO_LSN} when it has none). */
+  void add(EventSchema schema, long lsnOrNone) {
+    if (schema != current) {
       flush();
-      current = e.schema();
+      current = schema;
       currentMin = NONE_SEEN;
     }
-    if (e.lsnOrNone() != ChangeEvent.NO_LSN) {
-      currentMin = Math.min(currentMin, e.lsnOrNone());
+    if (lsnOrNone != ChangeEvent.NO_LSN) {
+      currentMin = Math.min(currentMin, lsnOrNone);
     }
   }
 

@@ -2,10 +2,12 @@ package dev.floe.worker.engine;
 
 import dev.floe.worker.apply.ChangeResolver;
 import dev.floe.worker.apply.EqualityDeltaWriter;
+import dev.floe.worker.apply.EventPacker;
 import dev.floe.worker.apply.IncompatibleSchemaException;
 import dev.floe.worker.apply.LiveSpecs;
 import dev.floe.worker.apply.MoveLedger;
 import dev.floe.worker.apply.MoveLedgerFiles;
+import dev.floe.worker.apply.PackedResolver;
 import dev.floe.worker.apply.PersistedIndex;
 import dev.floe.worker.apply.PositionDeltaWriter;
 import dev.floe.worker.apply.PrimaryKeyIndex;
@@ -27,6 +29,7 @@ import dev.floe.worker.decode.ChangeEvent;
 import dev.floe.worker.decode.ChangeDecoder;
 import dev.floe.worker.decode.ChangeDecoders;
 import dev.floe.worker.decode.Decoded;
+import dev.floe.worker.decode.PackedChange;
 import dev.floe.worker.decode.EventSchema;
 import dev.floe.worker.decode.Op;
 import dev.floe.worker.decode.RawRecord;
@@ -94,6 +97,17 @@ public final class SinkEngine {
   private final PhaseTimes phases = new PhaseTimes();
   /** Whether the equality mode's current batch takes stored values from the index (an unpartitioned table). */
   private boolean equalityIndexed;
+  /**
+   * Whether batches of the packed shape are held and applied packed (false: the general path, the
+   * reference); {@code -Dfloe.packedBatches=false} turns it off for a process (an escape hatch, and
+   * the benchmark's A/B).
+   */
+  private boolean packedBatches = !"false".equals(System.getProperty("floe.packedBatches"));
+  /** The packer of the current layout, read by the decoding thread; null while batches take the general path. */
+  private volatile EventPacker packer;
+  /** The layout {@link #packer} was made for (the applying thread's). */
+  private TableLayout packerLayout;
+  private int packedBatchesApplied;
 
   /** An engine decoding the source's format ({@code source.format}); secrets from the environment. */
   public SinkEngine(SinkSpec spec, Catalog catalog) {
@@ -130,6 +144,21 @@ public final class SinkEngine {
   public SinkEngine readingStoredRowsWhole() {
     this.mergeStateFromIndex = false;
     return this;
+  }
+
+  /**
+   * Holds and applies every batch through the general fold and resolver, its events unpacked: the
+   * reference a property test compares packed batches ({@link PackedResolver}) to.
+   */
+  public SinkEngine withoutPackedBatches() {
+    this.packedBatches = false;
+    this.packer = null;
+    return this;
+  }
+
+  /** How many batches this engine applied packed ({@link PackedResolver}), so far. */
+  public int packedBatchesApplied() {
+    return packedBatchesApplied;
   }
 
   /** Time spent per phase of applying batches, so far. */
@@ -223,7 +252,24 @@ public final class SinkEngine {
    */
   public Decoded decodeAhead(RawRecord record) {
     Decoded d = decoder.decode(record, null);
-    return d instanceof Decoded.Rejected ? null : d;
+    return d instanceof Decoded.Rejected ? null : packed(d);
+  }
+
+  /** The decoded event packed, where batches of the current layout are applied packed; else as it is. */
+  private Decoded packed(Decoded d) {
+    EventPacker p = packer;
+    return p == null ? d : p.pack(d);
+  }
+
+  /** Makes {@link #packer} the current layout's (on the applying thread, whenever the layout may have changed). */
+  private void refreshPacker() {
+    if (!packedBatches || layout == null || table == null) {
+      packer = null;
+      packerLayout = null;
+    } else if (packerLayout != layout) {
+      packerLayout = layout;
+      packer = EventPacker.of(layout, positional());
+    }
   }
 
   private BatchResult applyWithRetries(List<RawRecord> records, DeadLetters deadLetters, Stops stops) {
@@ -311,13 +357,33 @@ public final class SinkEngine {
 
     long t = System.nanoTime();
     List<ChangeEvent> events = new ArrayList<>(fresh.size());
+    List<PackedChange> packedChanges = new ArrayList<>();
     List<RejectedRecord> rejected = new ArrayList<>();
     int tombstones = 0;
     SchemaSurvey schemas = new SchemaSurvey();
     // events are never changed by folding: one decoded ahead serves every attempt
     Schema tableSchema = exists ? table.schema() : null;
-    for (Decoded d : BatchDecode.decode(fresh, r -> decoder.decode(r, tableSchema))) {
-      if (d instanceof ChangeEvent e) {
+    refreshPacker();
+    EventPacker packing = packer;
+    Decoded[] decoded = BatchDecode.decode(fresh, r -> packed(decoder.decode(r, tableSchema)));
+    if (packing != null) {
+      for (int i = 0; i < decoded.length; i++) {
+        decoded[i] = packing.pack(decoded[i]); // decoded ahead before this layout's packer was there
+      }
+    }
+    boolean applyPacked = packing != null && baseSnapshot != null && held.truncateLsn() == null && held.movesFile() == null
+        && allPackedBy(decoded, packing);
+    for (Decoded d : decoded) {
+      if (d instanceof PackedChange p) {
+        if (applyPacked) {
+          packedChanges.add(p);
+          schemas.add(p.schema(), p.lsnOrNone());
+        } else {
+          ChangeEvent e = p.toEvent(); // a batch not all of the packed shape, or of another layout: the general path
+          events.add(e);
+          schemas.add(e);
+        }
+      } else if (d instanceof ChangeEvent e) {
         events.add(e);
         schemas.add(e);
       } else if (d instanceof Decoded.Rejected rj) {
@@ -328,6 +394,10 @@ public final class SinkEngine {
     }
 
     prepareTable(events, schemas.lowestLsns());
+    if (!packedChanges.isEmpty() && layout != packing.layout()) {
+      packedChanges.forEach(p -> events.add(p.toEvent())); // the table evolved under them: the general path
+      packedChanges.clear();
+    }
     if (table != null && DefaultFiller.finishPending(table)) {
       return applyOnce(records, deadLetters, attempt, stops); // old rows got a new column's default: plan on the filled table
     }
@@ -344,15 +414,26 @@ public final class SinkEngine {
           0, false, 0, 0, List.copyOf(rejected), Map.copyOf(next), attempt);
     }
     t = phases.add("decode", t);
+    if (!packedChanges.isEmpty()) {
+      sendRejected(rejected, deadLetters);
+      List<PackedChange> ordered = BatchFolder.inLogOrder(packedChanges, PackedChange::record);
+      t = phases.add("fold", t);
+      PrimaryKeyIndex index = index(baseSnapshot);
+      t = phases.add("index", t);
+      PackedResolver.Resolved resolved = PackedResolver.resolve(ordered, packing, index);
+      ChangeResolver.Changes changes = resolved.changes();
+      t = phases.add("resolve", t);
+      EqualityDeltaWriter.Written written =
+          PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), changes.deletePlaces(), baseSnapshot);
+      t = phases.add("write", t);
+      packedBatchesApplied++;
+      return commit(new Planned(changes, written, MoveLedger.EMPTY, null, null, 0, false, resolved.deletedKeys(), packedChanges.size()),
+          records, fresh.size(), tombstones, rejected, next, baseSnapshot, held, stops, attempt, t);
+    }
     FoldedBatch folded = BatchFolder.fold(events, layout::project, layout::projectsAsItIs, layout.rules(), held.truncateLsn());
     t = phases.add("fold", t);
     rejected.addAll(folded.rejected());
-    if (!rejected.isEmpty()) {
-      if (spec.onError() == OnError.FAIL) {
-        throw new RejectedRecordsException(rejected);
-      }
-      deadLetters.send(rejected);
-    }
+    sendRejected(rejected, deadLetters);
 
     MoveLedger moves = moves(held.movesFile());
     TruncatePlanner.Plan truncate = folded.truncates() && baseSnapshot != null
@@ -387,6 +468,35 @@ public final class SinkEngine {
       written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
     }
     t = phases.add("write", t);
+    int deleted = (int) folded.keys().values().stream().filter(f -> !f.exists()).count();
+    return commit(new Planned(changes, written, moves, truncate, folded.truncateLsn(), folded.supersededByTruncate(), folded.truncates(),
+        deleted, events.size()), records, fresh.size(), tombstones, rejected, next, baseSnapshot, held, stops, attempt, t);
+  }
+
+  /**
+   * A batch planned and written, to commit: its changes and files, the move ledger it read, what a
+   * truncate in it removes (null when none), and the counts its result reports.
+   */
+  private record Planned(ChangeResolver.Changes changes, EqualityDeltaWriter.Written written, MoveLedger moves,
+      TruncatePlanner.Plan truncate, Long truncateLsn, int supersededByTruncate, boolean truncates, int deletedKeys, int events) {}
+
+  /** Sends a batch's rejections to the dead-letter topic, or fails the batch with them ({@code on-error: fail}). */
+  private void sendRejected(List<RejectedRecord> rejected, DeadLetters deadLetters) {
+    if (!rejected.isEmpty()) {
+      if (spec.onError() == OnError.FAIL) {
+        throw new RejectedRecordsException(rejected);
+      }
+      deadLetters.send(rejected);
+    }
+  }
+
+  /** Commits a planned batch's files with its offsets in one snapshot, then keeps the index current. */
+  private BatchResult commit(Planned planned, List<RawRecord> records, int fresh, int tombstones, List<RejectedRecord> rejected,
+      Map<TopicPartition, Long> next, Long baseSnapshot, SinkOffsets held, Stops stops, int attempt, long t) {
+    ChangeResolver.Changes changes = planned.changes();
+    EqualityDeltaWriter.Written written = planned.written();
+    MoveLedger moves = planned.moves();
+    TruncatePlanner.Plan truncate = planned.truncate();
     List<DataFile> removedData = truncate == null ? List.of() : truncate.dataFiles();
     List<DeleteFile> removedDeletes = new ArrayList<>(written.replacedDeleteFiles());
     if (truncate != null) {
@@ -398,7 +508,7 @@ public final class SinkEngine {
     String movesFile = movesChanged ? MoveLedgerFiles.write(table, changes.moves(), layout) : held.movesFile();
     BatchCommitter.Commit commit = new BatchCommitter.Commit(
         written.dataFiles(), written.deleteFiles(), removedData, removedDeletes, written.referencedDataFiles(), committing,
-        folded.truncateLsn(), movesFile, !changes.repairsOtherKeys(), layout.schema().schemaId(),
+        planned.truncateLsn(), movesFile, !changes.repairsOtherKeys(), layout.schema().schemaId(),
         List.copyOf(stops.points.values()), List.of());
     long snapshotId;
     try {
@@ -420,12 +530,31 @@ public final class SinkEngine {
       keepIndexCurrent(baseSnapshot, snapshotId, changes, written, truncate);
       phases.add("index", t);
     }
-    int deleted = (int) folded.keys().values().stream().filter(f -> !f.exists()).count();
+    refreshPacker(); // the decoding thread packs the next batches by this batch's layout (the first one's too)
     LOG.debug("committed snapshot {} to {}: {} records, {} rows, {} deletes, {} rejected",
-        snapshotId, tableId, fresh.size(), changes.rows().size(), deleted, rejected.size());
-    return new BatchResult(snapshotId, records.size(), records.size() - fresh.size(), tombstones, events.size(),
-        folded.supersededByTruncate(), folded.truncates(), changes.rows().size(), deleted,
+        snapshotId, tableId, fresh, changes.rows().size(), planned.deletedKeys(), rejected.size());
+    return new BatchResult(snapshotId, records.size(), records.size() - fresh, tombstones, planned.events(),
+        planned.supersededByTruncate(), planned.truncates(), changes.rows().size(), planned.deletedKeys(),
         List.copyOf(rejected), Map.copyOf(next), attempt);
+  }
+
+  /**
+   * Whether a batch is applied packed: it holds packed changes, each packed by {@code packing}, and
+   * no event the packer left as decoded (a truncate, a key change, a placeholder, another shape).
+   */
+  private static boolean allPackedBy(Decoded[] decoded, EventPacker packing) {
+    boolean any = false;
+    for (Decoded d : decoded) {
+      if (d instanceof PackedChange p) {
+        if (p.slots() != packing.slots()) {
+          return false;
+        }
+        any = true;
+      } else if (d instanceof ChangeEvent) {
+        return false;
+      }
+    }
+    return any;
   }
 
   /** A batch whose records the table holds, or that stopped at its first record: only the stop points commit. */

@@ -148,25 +148,30 @@ public final class BatchFolder {
    * before it in its partition) is sorted instead.
    */
   static List<ChangeEvent> inLogOrder(List<ChangeEvent> events) {
-    Map<TopicPartition, List<ChangeEvent>> byPartition = new HashMap<>();
+    return inLogOrder(events, ChangeEvent::record);
+  }
+
+  /** As {@link #inLogOrder(List)} for any items of records ({@code record} gives each one's). */
+  public static <T> List<T> inLogOrder(List<T> events, Function<T, RawRecord> record) {
+    Map<TopicPartition, List<T>> byPartition = new HashMap<>();
     TopicPartition current = null;
-    List<ChangeEvent> run = null;
-    for (ChangeEvent e : events) {
-      TopicPartition tp = e.record().topicPartition();
+    List<T> run = null;
+    for (T e : events) {
+      TopicPartition tp = record.apply(e).topicPartition();
       if (tp != current) { // records come in runs of one partition, sharing its TopicPartition
         current = tp;
         run = byPartition.computeIfAbsent(tp, k -> new ArrayList<>());
       }
-      if (!run.isEmpty() && run.get(run.size() - 1).record().offset() >= e.record().offset()) {
-        List<ChangeEvent> sorted = new ArrayList<>(events);
-        sorted.sort(LOG_ORDER);
+      if (!run.isEmpty() && record.apply(run.get(run.size() - 1)).offset() >= record.apply(e).offset()) {
+        List<T> sorted = new ArrayList<>(events);
+        sorted.sort((a, b) -> LOG_ORDER.compare(record.apply(a), record.apply(b)));
         return sorted;
       }
       run.add(e);
     }
     List<TopicPartition> partitions = new ArrayList<>(byPartition.keySet());
     partitions.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
-    List<ChangeEvent> ordered = new ArrayList<>(events.size());
+    List<T> ordered = new ArrayList<>(events.size());
     for (TopicPartition tp : partitions) {
       ordered.addAll(byPartition.get(tp));
     }
@@ -177,9 +182,7 @@ public final class BatchFolder {
    * Topic, partition, offset. Records of one partition share its TopicPartition where they were
    * polled together, and batches are long runs of one partition: compared by reference first.
    */
-  private static final Comparator<ChangeEvent> LOG_ORDER = (a, b) -> {
-    RawRecord x = a.record();
-    RawRecord y = b.record();
+  private static final Comparator<RawRecord> LOG_ORDER = (x, y) -> {
     if (x.topicPartition() != y.topicPartition()) {
       int c = x.topic().compareTo(y.topic());
       if (c == 0) {
