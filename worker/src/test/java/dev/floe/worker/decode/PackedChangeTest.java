@@ -1,0 +1,95 @@
+package dev.floe.worker.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.worker.fold.Unchanged;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+/** A packed event gives back the values, key and LSN it was packed from, and refuses what it cannot hold exactly. */
+class PackedChangeTest {
+  private static final List<Type> TYPES = List.of(Types.LongType.get(), Types.IntegerType.get(), Types.DoubleType.get(),
+      Types.DecimalType.of(12, 2), Types.TimestampType.withoutZone(), Types.StringType.get(), Types.DateType.get(),
+      Types.DecimalType.of(30, 4));
+  private static final EventSchema SCHEMA = new EventSchema(List.of(
+      field("id", 0), field("qty", 1), field("ratio", 2), field("price", 3), field("at", 4), field("name", 5), field("day", 6),
+      field("big", 7)));
+  private static final PackedChange.Slots SLOTS = PackedChange.Slots.of(TYPES, 0, "id");
+  private static final RawRecord RECORD = new RawRecord("t", 0, 7, new byte[0], new byte[0]);
+
+  @Test
+  void anUpsertPackedGivesBackItsEventValueForValue() {
+    Object[] values = {42L, 7, 0.25, new BigDecimal("-123.45"), LocalDateTime.of(2026, 12, 5, 1, 2, 3, 456_789_000), "name",
+        LocalDate.of(2026, 12, 5), new BigDecimal("12345678901234567890.1234")};
+    ChangeEvent event = new ChangeEvent(Op.UPSERT, Map.of("id", 42L), SCHEMA, values, 99L, RECORD);
+
+    PackedChange packed = SLOTS.pack(event);
+
+    assertThat(packed).isNotNull();
+    assertThat(packed.key()).isEqualTo(42L);
+    assertThat(packed.lsnOrNone()).isEqualTo(99L);
+    assertThat(packed.values()).containsExactly(values);
+    ChangeEvent back = packed.toEvent();
+    assertThat(back.op()).isEqualTo(Op.UPSERT);
+    assertThat(back.key()).isEqualTo(Map.of("id", 42L));
+    assertThat(back.values()).containsExactly(values);
+    assertThat(back.lsn()).isEqualTo(99L);
+    assertThat(back.record()).isSameAs(RECORD);
+  }
+
+  @Test
+  void nullsStayNullsInNumbersAndObjects() {
+    Object[] values = {42L, null, null, null, null, null, null, null};
+    PackedChange packed = SLOTS.pack(new ChangeEvent(Op.UPSERT, Map.of("id", 42L), SCHEMA, values, null, RECORD));
+
+    assertThat(packed.values()).containsExactly(values);
+    assertThat(packed.lsnOrNone()).isEqualTo(ChangeEvent.NO_LSN);
+  }
+
+  @Test
+  void aDeleteKeepsItsKeyAndLsnOnly() {
+    PackedChange packed = SLOTS.pack(new ChangeEvent(Op.DELETE, Map.of("id", 5L), SCHEMA, null, 3L, RECORD));
+
+    assertThat(packed.isDelete()).isTrue();
+    assertThat(packed.toEvent().op()).isEqualTo(Op.DELETE);
+    assertThat(packed.toEvent().key()).isEqualTo(Map.of("id", 5L));
+    assertThat(packed.toEvent().values()).isNull();
+  }
+
+  @Test
+  void whatItCannotHoldExactlyStaysUnpacked() {
+    Object[] fine = {42L, 7, 0.25, new BigDecimal("1.00"), LocalDateTime.of(2026, 1, 1, 0, 0), "n", null, null};
+    assertThat(SLOTS.pack(upsert(fine))).isNotNull();
+
+    assertThat(SLOTS.pack(upsert(with(fine, 5, Unchanged.VALUE)))).as("a TOAST placeholder").isNull();
+    assertThat(SLOTS.pack(upsert(with(fine, 1, 7L)))).as("a long in an int column").isNull();
+    assertThat(SLOTS.pack(upsert(with(fine, 2, 0.25f)))).as("a float in a double column").isNull();
+    assertThat(SLOTS.pack(upsert(with(fine, 3, new BigDecimal("1.0"))))).as("a decimal of another scale").isNull();
+    assertThat(SLOTS.pack(upsert(with(fine, 4, LocalDateTime.of(2026, 1, 1, 0, 0, 0, 1))))).as("a timestamp finer than microseconds").isNull();
+    assertThat(SLOTS.pack(new ChangeEvent(Op.UPSERT, Map.of("id", 43L), SCHEMA, fine, 1L, RECORD))).as("a key unlike the row's").isNull();
+    assertThat(SLOTS.pack(new ChangeEvent(Op.UPSERT, Map.of("id", 42), SCHEMA, with(fine, 0, 42), 1L, RECORD))).as("an int key of a long column").isNull();
+    assertThat(SLOTS.pack(new ChangeEvent(Op.UPSERT, Map.of("id", 42L), SCHEMA, fine, 1L, RECORD, Map.of("id", 41L))))
+        .as("the create half of a key change").isNull();
+    assertThat(SLOTS.pack(new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, 1L, RECORD))).as("a truncate").isNull();
+  }
+
+  private static ChangeEvent upsert(Object[] values) {
+    return new ChangeEvent(Op.UPSERT, Map.of("id", 42L), SCHEMA, values, 1L, RECORD);
+  }
+
+  private static Object[] with(Object[] values, int i, Object v) {
+    Object[] out = values.clone();
+    out[i] = v;
+    return out;
+  }
+
+  private static EventField field(String name, int i) {
+    return new EventField(name, TYPES.get(i), i != 0, n -> null);
+  }
+}
