@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decodes polled records ahead of their batch on a thread of its own (see
+ * Decodes polled records ahead of their batch on threads of their own (see
  * {@link SinkEngine#decodeAhead}). Polling (fetching and parsing Kafka's record batches) and
  * decoding each cost about as much per record as applying does, so on one thread they made the
  * polling thread the bottleneck while the applying thread waited; on three, the two cores stay
@@ -33,11 +33,13 @@ import org.slf4j.LoggerFactory;
 final class AheadDecoder<T> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AheadDecoder.class);
 
-  private final ExecutorService thread;
+  private final ExecutorService pool;
+  /** Parts each poll is split into, one per decoding thread. */
+  private final int threads;
   /** Decodes a record for the table it goes to (the worker's: {@link SinkEngine#decodeAhead}); null when it cannot ahead. */
   private final BiFunction<T, RawRecord, Decoded> decodeAhead;
-  /** Polls queued since the last hand-over; the polling thread's alone. */
-  private final List<Future<?>> queued = new ArrayList<>();
+  /** Polls queued since the last hand-over, each as the decodes of its parts; the polling thread's alone. */
+  private final List<List<Future<?>>> queued = new ArrayList<>();
   private final AtomicLong decodeNanos = new AtomicLong();
   /** The polling thread's alone. */
   private long waitNanos;
@@ -51,15 +53,30 @@ final class AheadDecoder<T> implements AutoCloseable {
    */
   static final int POLLS_AHEAD = 2;
 
-  /** A decoder for a worker's tables: each record decoded by its table's engine. */
+  /** Polls of fewer records than this are decoded by one thread: splitting costs more than it saves. */
+  static final int SPLIT_FROM = 1_000;
+
+  /**
+   * A decoder for a worker's tables: each record decoded by its table's engine, on one thread, or on
+   * {@code -Dfloe.decodeThreads=N}. With packed batches the decoding thread is the busiest and the
+   * polling thread waits for it, yet a second one gained nothing past the noise on two cores
+   * (full-size {@code orders}: 40.0 s and 46.3 s with two, 41.6 s and 43.6 s with one; the applying
+   * thread loses what the decoding threads gain): one stays the default.
+   */
   static AheadDecoder<SinkEngine> forEngines(String name) {
-    return new AheadDecoder<>(name, SinkEngine::decodeAhead);
+    return new AheadDecoder<>(name, SinkEngine::decodeAhead, Integer.getInteger("floe.decodeThreads", 1));
   }
 
   AheadDecoder(String name, BiFunction<T, RawRecord, Decoded> decodeAhead) {
+    this(name, decodeAhead, 1);
+  }
+
+  AheadDecoder(String name, BiFunction<T, RawRecord, Decoded> decodeAhead, int threads) {
     this.decodeAhead = decodeAhead;
-    this.thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "floe-decode-" + name);
+    this.threads = Math.max(1, threads);
+    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+    this.pool = Executors.newFixedThreadPool(this.threads, r -> {
+      Thread t = new Thread(r, "floe-decode-" + name + (this.threads == 1 ? "" : "-" + n.incrementAndGet()));
       t.setDaemon(true);
       return t;
     });
@@ -71,13 +88,17 @@ final class AheadDecoder<T> implements AutoCloseable {
    * wait undecoded once this one is queued.
    */
   void submit(Map<T, List<RawRecord>> polled) {
-    if (!polled.isEmpty() && !thread.isShutdown()) {
+    if (!polled.isEmpty() && !pool.isShutdown()) {
       if (queued.size() >= POLLS_AHEAD) {
         long t0 = System.nanoTime();
-        await(queued.get(queued.size() - POLLS_AHEAD));
+        queued.get(queued.size() - POLLS_AHEAD).forEach(AheadDecoder::await);
         waitNanos += System.nanoTime() - t0;
       }
-      queued.add(thread.submit(() -> polled.forEach(this::decode)));
+      List<Future<?>> parts = new ArrayList<>(threads);
+      for (Map<T, List<RawRecord>> part : parts(polled)) {
+        parts.add(pool.submit(() -> part.forEach(this::decode)));
+      }
+      queued.add(parts);
     }
   }
 
@@ -92,18 +113,41 @@ final class AheadDecoder<T> implements AutoCloseable {
    * being decoded, so apply decodes the ones left without racing this thread for their bytes.
    */
   Runnable takeQueued() {
+    List<Future<?>> all = new ArrayList<>();
+    queued.forEach(all::addAll);
     queued.clear();
-    if (thread.isShutdown()) {
+    if (pool.isShutdown()) {
       return () -> {}; // closed: nothing is decoding any more, apply decodes what is left
     }
-    Future<?> cut = thread.submit(() -> {});
-    return () -> await(cut);
+    return () -> all.forEach(AheadDecoder::await);
   }
 
   /** Forgets every queued decode: the records are re-read from the tables' offsets. */
   void clear() {
-    queued.forEach(f -> f.cancel(false));
+    queued.forEach(parts -> parts.forEach(f -> f.cancel(false)));
     queued.clear();
+  }
+
+  /**
+   * A poll's records split into one part per decoding thread, each table's records cut into
+   * consecutive runs; one part when there is one thread or few records.
+   */
+  private List<Map<T, List<RawRecord>>> parts(Map<T, List<RawRecord>> polled) {
+    int records = polled.values().stream().mapToInt(List::size).sum();
+    if (threads == 1 || records < SPLIT_FROM) {
+      return List.of(polled);
+    }
+    List<Map<T, List<RawRecord>>> out = new ArrayList<>(threads);
+    for (int i = 0; i < threads; i++) {
+      out.add(new java.util.HashMap<>());
+    }
+    polled.forEach((table, list) -> {
+      int size = (list.size() + threads - 1) / threads;
+      for (int i = 0, from = 0; from < list.size(); i++, from += size) {
+        out.get(i).put(table, list.subList(from, Math.min(list.size(), from + size)));
+      }
+    });
+    return out;
   }
 
   /** Seconds the decoding thread spent decoding. */
@@ -113,7 +157,7 @@ final class AheadDecoder<T> implements AutoCloseable {
 
   @Override
   public void close() {
-    thread.shutdownNow();
+    pool.shutdownNow();
   }
 
   private void decode(T table, List<RawRecord> records) {

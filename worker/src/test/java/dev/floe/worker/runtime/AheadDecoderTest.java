@@ -70,6 +70,37 @@ class AheadDecoderTest {
     }
   }
 
+  @Test
+  void twoDecodingThreadsDecodeEveryRecordOnceBeforeTheBatchIsHandedOver() {
+    // given two decoding threads and polls large enough to be split between them
+    java.util.Set<Long> decoded = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.atomic.AtomicInteger decodes = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    List<RawRecord> all = new ArrayList<>();
+    try (AheadDecoder<String> decoder = new AheadDecoder<>("test", (table, r) -> {
+      threads.add(Thread.currentThread().getName());
+      decodes.incrementAndGet();
+      decoded.add(r.offset());
+      return new Decoded.Skip(r, "decoded in the test");
+    }, 2)) {
+      // when five polls of two tables are submitted and the batch is handed over
+      for (int p = 0; p < 5; p++) {
+        List<RawRecord> a = polled(p * 4_000L, 2_000);
+        List<RawRecord> b = polled(p * 4_000L + 2_000, 2_000);
+        all.addAll(a);
+        all.addAll(b);
+        decoder.submit(Map.of("a", a, "b", b));
+      }
+      decoder.takeQueued().run();
+
+      // then every record was decoded once, on both threads, and keeps its decode
+      assertThat(decodes.get()).isEqualTo(20_000);
+      assertThat(decoded).hasSize(20_000);
+      assertThat(threads).hasSize(2);
+      assertThat(all).allSatisfy(r -> assertThat(r.decodedAhead()).isInstanceOf(Decoded.Skip.class));
+    }
+  }
+
   private static List<RawRecord> polled(long from, int count) {
     List<RawRecord> out = new ArrayList<>();
     for (long o = from; o < from + count; o++) {
