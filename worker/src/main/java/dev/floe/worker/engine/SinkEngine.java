@@ -29,9 +29,9 @@ import dev.floe.worker.decode.ChangeEvent;
 import dev.floe.worker.decode.ChangeDecoder;
 import dev.floe.worker.decode.ChangeDecoders;
 import dev.floe.worker.decode.Decoded;
-import dev.floe.worker.decode.PackedChange;
 import dev.floe.worker.decode.EventSchema;
 import dev.floe.worker.decode.Op;
+import dev.floe.worker.decode.PackedChange;
 import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.decode.RejectedRecord;
 import dev.floe.worker.fold.BatchFolder;
@@ -365,10 +365,10 @@ public final class SinkEngine {
     Schema tableSchema = exists ? table.schema() : null;
     refreshPacker();
     EventPacker packing = packer;
-    Decoded[] decoded = BatchDecode.decode(fresh, r -> packed(decoder.decode(r, tableSchema)));
+    Decoded[] decoded = BatchDecode.decode(fresh, r -> decoder.decode(r, tableSchema));
     if (packing != null) {
       for (int i = 0; i < decoded.length; i++) {
-        decoded[i] = packing.pack(decoded[i]); // decoded ahead before this layout's packer was there
+        decoded[i] = packing.pack(decoded[i]); // those decoded here, or ahead before this layout's packer was there
       }
     }
     boolean applyPacked = packing != null && baseSnapshot != null && held.truncateLsn() == null && held.movesFile() == null
