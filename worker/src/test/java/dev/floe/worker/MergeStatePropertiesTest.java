@@ -60,11 +60,7 @@ class MergeStatePropertiesTest {
 
   @AfterContainer
   static void cleanup() {
-    try {
-      dev.floe.worker.testing.TempDirs.delete(dir);
-    } catch (IOException e) {
-      System.err.println("left " + dir + " behind: " + e);
-    }
+    dev.floe.worker.testing.TempDirs.deleteOrWarn(dir);
   }
 
   @Provide

@@ -45,11 +45,7 @@ abstract class ModelProperties {
 
   @AfterContainer
   static void cleanup() {
-    try {
-      dev.floe.worker.testing.TempDirs.delete(dir);
-    } catch (IOException e) {
-      System.err.println("left " + dir + " behind: " + e); // a failed property can leave a table being written
-    }
+    dev.floe.worker.testing.TempDirs.deleteOrWarn(dir);
   }
 
   @Provide

@@ -7,6 +7,7 @@ import dev.floe.worker.config.SinkSpec;
 import dev.floe.worker.config.SourceSpec;
 import dev.floe.worker.config.TableSpec;
 import dev.floe.worker.config.WriteMode;
+import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.SinkEngine;
@@ -16,7 +17,6 @@ import dev.floe.worker.model.OrdersSource;
 import dev.floe.worker.model.OrdersTable;
 import dev.floe.worker.model.Script;
 import dev.floe.worker.model.Step;
-import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.testing.LocalWarehouse;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -57,11 +57,7 @@ class PackedBatchesPropertiesTest {
 
   @AfterContainer
   static void cleanup() {
-    try {
-      dev.floe.worker.testing.TempDirs.delete(dir);
-    } catch (IOException e) {
-      System.err.println("left " + dir + " behind: " + e);
-    }
+    dev.floe.worker.testing.TempDirs.deleteOrWarn(dir);
   }
 
   @Provide

@@ -10,6 +10,18 @@ import java.util.stream.Stream;
 public final class TempDirs {
   private TempDirs() {}
 
+  /**
+   * As {@link #delete}, telling on standard error what it left behind instead of failing: for a
+   * container's cleanup, where a failed property can leave a table being written.
+   */
+  public static void deleteOrWarn(Path dir) {
+    try {
+      delete(dir);
+    } catch (IOException e) {
+      System.err.println("left " + dir + " behind: " + e);
+    }
+  }
+
   public static void delete(Path dir) throws IOException {
     if (dir == null || !Files.exists(dir)) {
       return;
