@@ -4,6 +4,9 @@ import dev.floe.worker.fold.Unchanged;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 
 /**
  * A decoded upsert or delete held without an object per value: its numbers (integers, doubles,
@@ -148,24 +151,24 @@ public final class PackedChange implements Decoded {
     }
 
     /** Builds the plan of a row's columns, from their Iceberg types; the key is one column of type long or int. */
-    public static Slots of(java.util.List<org.apache.iceberg.types.Type> columns, int keyPosition, String keyColumn) {
+    public static Slots of(List<Type> columns, int keyPosition, String keyColumn) {
       if (columns.size() > 64) {
         throw new IllegalArgumentException("at most 64 columns are packed");
       }
       byte[] kinds = new byte[columns.size()];
       int[] scale = new int[columns.size()];
       for (int i = 0; i < kinds.length; i++) {
-        org.apache.iceberg.types.Type t = columns.get(i);
+        Type t = columns.get(i);
         kinds[i] = switch (t.typeId()) {
           case LONG -> LONG;
           case INTEGER -> INT;
           case DOUBLE -> DOUBLE;
-          case DECIMAL -> ((org.apache.iceberg.types.Types.DecimalType) t).precision() <= 18 ? DECIMAL : OBJECT;
-          case TIMESTAMP -> ((org.apache.iceberg.types.Types.TimestampType) t).shouldAdjustToUTC() ? OBJECT : TIMESTAMP;
+          case DECIMAL -> ((Types.DecimalType) t).precision() <= 18 ? DECIMAL : OBJECT;
+          case TIMESTAMP -> ((Types.TimestampType) t).shouldAdjustToUTC() ? OBJECT : TIMESTAMP;
           default -> OBJECT;
         };
         if (kinds[i] == DECIMAL) {
-          scale[i] = ((org.apache.iceberg.types.Types.DecimalType) t).scale();
+          scale[i] = ((Types.DecimalType) t).scale();
         }
       }
       byte keyKind = kinds[keyPosition];
