@@ -896,24 +896,39 @@ public final class SinkRunner implements Runnable, AutoCloseable {
    * the topic re-created, while it ran. A stop like the one on assignment, never a silent reset.
    */
   private ResumeRefusedException outOfRange(OffsetOutOfRangeException e) {
-    Map<TopicPartition, Long> fetched = e.offsetOutOfRangePartitions();
+    // One fetch answer names the partitions it carried; a re-created topic usually moved them all, and
+    // the stop should name every partition a person must re-snapshot, not whichever answered first.
+    Map<TopicPartition, Long> positions = new java.util.LinkedHashMap<>(e.offsetOutOfRangePartitions());
+    for (TopicPartition tp : consumer.assignment()) {
+      if (!positions.containsKey(tp)) {
+        try {
+          positions.put(tp, consumer.position(tp, RANGE_TIMEOUT));
+        } catch (RuntimeException unknown) {
+          LOG.debug("position of {} unknown: {}", tp, unknown.toString());
+        }
+      }
+    }
     Map<TopicPartition, Long> starts = Map.of();
     Map<TopicPartition, Long> ends = Map.of();
     try {
-      starts = consumer.beginningOffsets(fetched.keySet(), RANGE_TIMEOUT);
-      ends = consumer.endOffsets(fetched.keySet(), RANGE_TIMEOUT);
+      starts = consumer.beginningOffsets(positions.keySet(), RANGE_TIMEOUT);
+      ends = consumer.endOffsets(positions.keySet(), RANGE_TIMEOUT);
     } catch (RuntimeException unreadable) {
       LOG.debug("log ranges unreadable: {}", unreadable.toString());
     }
     List<String> problems = new java.util.ArrayList<>();
     String table = null;
-    for (Map.Entry<TopicPartition, Long> f : fetched.entrySet()) {
+    for (Map.Entry<TopicPartition, Long> f : positions.entrySet()) {
+      boolean fetched = e.offsetOutOfRangePartitions().containsKey(f.getKey());
       table = table != null ? table : tables.engineFor(f.getKey().topic()).tableId().toString();
       Long start = starts.get(f.getKey());
       Long end = ends.get(f.getKey());
       StartPosition.Decision d = StartPosition.decide(f.getKey(), f.getValue(), null, start, end, null);
-      problems.add(d instanceof StartPosition.Refused r ? r.problem()
-          : f.getKey() + ": the worker's position " + f.getValue() + " is outside the log [" + start + ", " + end + ")");
+      if (d instanceof StartPosition.Refused r) {
+        problems.add(r.problem());
+      } else if (fetched) {
+        problems.add(f.getKey() + ": the worker's position " + f.getValue() + " is outside the log [" + start + ", " + end + ")");
+      }
     }
     return ResumeRefusedException.outOfRange(table, problems);
   }

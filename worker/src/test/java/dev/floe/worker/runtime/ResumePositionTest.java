@@ -102,9 +102,11 @@ class ResumePositionTest {
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> TestKafka.topicNamed(topic, 2) != null);
     TestKafka.produce(new OrdersSource(topic).records(upserts(2, 2), new OrdersModel()));
 
-    // then it stops naming the partitions (never reading the new offset 0 as if it were new, nor skipping ahead)
+    // then it stops naming both partitions (never reading the new offset 0 as if it were new, nor skipping ahead)
     Throwable failure = w.awaitFailure(Duration.ofSeconds(45));
-    assertThat(failure).isInstanceOf(ResumeRefusedException.class).hasMessageContaining(topic + "-0").hasMessageContaining("re-snapshot");
+    assertThat(failure).isInstanceOf(ResumeRefusedException.class)
+        .hasMessageContaining(topic + "-0: the table holds offset").hasMessageContaining(topic + "-1: the table holds offset")
+        .hasMessageContaining("re-snapshot");
     assertThat(table(spec, warehouse)).isEqualTo(before);
   }
 
