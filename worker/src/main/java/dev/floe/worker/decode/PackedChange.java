@@ -10,13 +10,14 @@ import org.apache.iceberg.types.Types;
 
 /**
  * A decoded upsert or delete held without an object per value: its numbers (integers, doubles,
- * decimals of up to 18 digits, timestamps) unboxed in one {@code long[]}, its other values (strings,
- * dates, booleans, ... shared where the decoder shares them) in one {@code Object[]}, its key of
+ * decimals of up to 18 digits, timestamps) unboxed in a {@code long[]}, its other values (strings,
+ * dates, booleans, ... shared where the decoder shares them) in an {@code Object[]}, its key of
  * one integer column as a {@code long}. A batch holds every event it decoded until it commits, and
- * the collector copies each object held again at every young collection: a {@link ChangeEvent} of
- * an {@code orders} record held seven objects (~260 B), this holds four (~180 B). {@link
- * #toEvent()} gives the event back as the decoder made it (the general path, which the packed one
- * is compared to).
+ * the collector copies each object held once more at the young collection it survives: a {@link
+ * ChangeEvent} of an {@code orders} record is six objects beside its record (~230 B), this is one
+ * (~90 B with its share of a chunk). The arrays are a decoding thread's {@link Chunk}s, shared by the events it packs one after
+ * another, so an event adds no array of its own. {@link #toEvent()} gives the event back as the
+ * decoder made it (the general path, which the packed one is compared to).
  */
 public final class PackedChange implements Decoded {
   private final RawRecord record;
@@ -24,21 +25,22 @@ public final class PackedChange implements Decoded {
   private final EventSchema schema;
   private final long key;
   private final long lsnOrNone;
-  /** Null for a delete. */
-  private final long[] numbers;
-  private final Object[] objects;
+  /** The chunk holding its values from {@link #base}; null for a delete. */
+  private final Chunk chunk;
+  /** Where its values start in the chunk: numbers at {@code numbers[base + slot]}, objects at {@code objects[base + slot]}. */
+  private final int base;
   /** Bit i set: the value at position i is null (positions of numbers only). */
   private final long nulls;
 
-  private PackedChange(RawRecord record, Slots slots, EventSchema schema, long key, long lsnOrNone, long[] numbers,
-      Object[] objects, long nulls) {
+  private PackedChange(RawRecord record, Slots slots, EventSchema schema, long key, long lsnOrNone, Chunk chunk, int base,
+      long nulls) {
     this.record = record;
     this.slots = slots;
     this.schema = schema;
     this.key = key;
     this.lsnOrNone = lsnOrNone;
-    this.numbers = numbers;
-    this.objects = objects;
+    this.chunk = chunk;
+    this.base = base;
     this.nulls = nulls;
   }
 
@@ -56,7 +58,7 @@ public final class PackedChange implements Decoded {
   }
 
   public boolean isDelete() {
-    return numbers == null;
+    return chunk == null;
   }
 
   /** The key's one column's value, widened to a long. */
@@ -71,7 +73,7 @@ public final class PackedChange implements Decoded {
 
   /** The event's values in its schema's order, made again (a new array per call); null for a delete. */
   public Object[] values() {
-    if (numbers == null) {
+    if (chunk == null) {
       return null;
     }
     Object[] out = new Object[slots.kinds.length];
@@ -86,12 +88,12 @@ public final class PackedChange implements Decoded {
     int slot = slots.slot[position];
     byte kind = slots.kinds[position];
     if (kind == Slots.OBJECT) {
-      return objects[slot];
+      return chunk.objects[base + slot];
     }
     if ((nulls & (1L << position)) != 0) {
       return null;
     }
-    long n = numbers[slot];
+    long n = chunk.numbers[base + slot];
     return switch (kind) {
       case Slots.LONG -> n;
       case Slots.INT -> (int) n;
@@ -201,21 +203,23 @@ public final class PackedChange implements Decoded {
       }
       long key = ((Number) k).longValue();
       if (e.op() == Op.DELETE) {
-        return new PackedChange(e.record(), this, e.schema(), key, e.lsnOrNone(), null, null, 0);
+        return new PackedChange(e.record(), this, e.schema(), key, e.lsnOrNone(), null, 0, 0);
       }
       Object[] values = e.values();
       if (values == null || values.length != kinds.length || !k.equals(values[keyPosition])) {
         return null;
       }
-      long[] numbers = new long[numberCount];
-      Object[] objects = objectCount == 0 ? null : new Object[objectCount];
+      Chunk chunk = Chunk.withRoomFor(Math.max(numberCount, objectCount));
+      int base = chunk.used;
+      long[] numbers = chunk.numbers;
+      Object[] objects = chunk.objects;
       long nulls = 0;
       for (int i = 0; i < kinds.length; i++) {
         Object v = values[i];
         if (v == Unchanged.VALUE) {
           return null;
         }
-        int s = slot[i];
+        int s = base + slot[i];
         if (kinds[i] == OBJECT) {
           objects[s] = v;
           continue;
@@ -262,7 +266,8 @@ public final class PackedChange implements Decoded {
           default -> throw new IllegalStateException("kind " + kinds[i]);
         }
       }
-      return new PackedChange(e.record(), this, e.schema(), key, e.lsnOrNone(), numbers, objects, nulls);
+      chunk.used = base + Math.max(numberCount, objectCount); // only now: a refused event leaves its slots to the next
+      return new PackedChange(e.record(), this, e.schema(), key, e.lsnOrNone(), chunk, base, nulls);
     }
 
     private static Long micros(LocalDateTime t) {
@@ -277,6 +282,41 @@ public final class PackedChange implements Decoded {
     @Override
     public String toString() {
       return "Slots" + java.util.Arrays.toString(kinds) + " key@" + keyPosition;
+    }
+  }
+
+  /**
+   * The arrays a thread's packed events hold their values in, filled one event after another: per
+   * event a {@code long[]} and an {@code Object[]} of its own were two of the four objects a held
+   * event cost the collector. Events take a chunk's slots from the same base in both arrays (the
+   * wider of their two counts), so an event is a chunk and one index. A chunk is written only by the
+   * thread that packs into it (each thread has its own) and read once its events are handed over,
+   * which orders the writes before the reads. It lives while any of its events does: at most one
+   * chunk per thread outlives the batch it began in.
+   */
+  static final class Chunk {
+    /** Slots per chunk: ~2,700 {@code orders} events in 64 KiB of numbers and 32 KiB of references. */
+    static final int SLOTS = 8_192;
+    private static final ThreadLocal<Chunk> CURRENT = new ThreadLocal<>();
+
+    final long[] numbers;
+    final Object[] objects;
+    /** Slots taken; the packing thread's alone. */
+    int used;
+
+    private Chunk(int slots) {
+      this.numbers = new long[slots];
+      this.objects = new Object[slots];
+    }
+
+    /** The calling thread's chunk, a new one when it has fewer than {@code slots} free. */
+    static Chunk withRoomFor(int slots) {
+      Chunk c = CURRENT.get();
+      if (c == null || c.used + slots > c.numbers.length) {
+        c = new Chunk(Math.max(SLOTS, slots));
+        CURRENT.set(c);
+      }
+      return c;
     }
   }
 

@@ -79,6 +79,67 @@ class PackedChangeTest {
     assertThat(SLOTS.pack(new ChangeEvent(Op.TRUNCATE, Map.of(), null, null, 1L, RECORD))).as("a truncate").isNull();
   }
 
+  @Test
+  void eventsPackedOneAfterAnotherKeepTheirOwnValuesAcrossChunks() {
+    // given more events than one chunk holds, every fifth refused after some of its values were written
+    int n = 3 * PackedChange.Chunk.SLOTS / 4;
+    List<PackedChange> packed = new java.util.ArrayList<>();
+    List<Object[]> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Object[] values = {(long) i, i % 3 == 0 ? null : i, i * 0.5, BigDecimal.valueOf(i, 2), LocalDateTime.of(2026, 1, 1, 0, 0).plusSeconds(i),
+          "name-" + i, i % 2 == 0 ? null : LocalDate.of(2026, 1, 1), null};
+      if (i % 5 == 4) {
+        assertThat(SLOTS.pack(new ChangeEvent(Op.UPSERT, Map.of("id", (long) i), SCHEMA, with(values, 6, Unchanged.VALUE), 1L, RECORD))).isNull();
+        continue;
+      }
+      // when each is packed as a decoding thread packs them
+      packed.add(SLOTS.pack(new ChangeEvent(Op.UPSERT, Map.of("id", (long) i), SCHEMA, values, (long) i, RECORD)));
+      expected.add(values);
+    }
+
+    // then each gives back exactly what it was packed from, refused events leaving nothing behind
+    for (int i = 0; i < packed.size(); i++) {
+      assertThat(packed.get(i).values()).as("event %d", i).containsExactly(expected.get(i));
+      assertThat(packed.get(i).lsnOrNone()).isEqualTo((Long) expected.get(i)[0]);
+    }
+  }
+
+  @Test
+  void eachThreadPacksIntoItsOwnChunks() throws Exception {
+    // given two threads packing at once
+    int n = PackedChange.Chunk.SLOTS;
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      List<java.util.concurrent.Future<List<PackedChange>>> parts = new java.util.ArrayList<>();
+      for (int t = 0; t < 2; t++) {
+        long offset = t * 1_000_000L;
+        parts.add(threads.submit(() -> {
+          List<PackedChange> out = new java.util.ArrayList<>();
+          for (long i = offset; i < offset + n; i++) {
+            out.add(SLOTS.pack(upsertOf(i)));
+          }
+          return out;
+        }));
+      }
+
+      // then neither overwrote the other's values
+      for (int t = 0; t < 2; t++) {
+        long i = t * 1_000_000L;
+        for (PackedChange p : parts.get(t).get()) {
+          assertThat(p.values()).containsExactly(upsertOf(i++).values());
+        }
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  private static ChangeEvent upsertOf(long id) {
+    Object[] values = {id, (int) (id % 1000), id / 4.0, BigDecimal.valueOf(id, 2), LocalDateTime.of(2026, 1, 1, 0, 0).plusSeconds(id),
+        "n" + id, null, null};
+    return new ChangeEvent(Op.UPSERT, Map.of("id", id), SCHEMA, values, id, RECORD);
+  }
+
   private static ChangeEvent upsert(Object[] values) {
     return new ChangeEvent(Op.UPSERT, Map.of("id", 42L), SCHEMA, values, 1L, RECORD);
   }
