@@ -441,10 +441,14 @@ public final class DebeziumDecoder implements ChangeDecoder {
 
   private static boolean isPlaceholder(JsonNode node) {
     if (node.isTextual()) {
-      String t = node.textValue();
-      return t.equals(Unchanged.DEBEZIUM_PLACEHOLDER) || t.equals(PLACEHOLDER_BASE64);
+      return isPlaceholder(node.textValue());
     }
     return node.isArray() && node.size() == 1 && isPlaceholder(node.get(0));
+  }
+
+  /** Whether text is Debezium's placeholder for an unchanged TOAST value (as text, or as a binary column's base64). */
+  static boolean isPlaceholder(String text) {
+    return text.equals(Unchanged.DEBEZIUM_PLACEHOLDER) || text.equals(PLACEHOLDER_BASE64);
   }
 
   private Map<String, Object> key(RawRecord record, EventSchema rowSchema, Object[] values) {

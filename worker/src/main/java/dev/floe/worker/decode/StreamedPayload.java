@@ -79,7 +79,7 @@ final class StreamedPayload {
         p.skipChildren(); // not a column of the row schema: a tree read would not look at it either
         continue;
       }
-      values[pos] = DebeziumDecoder.readValue(s.fields().get(pos), value(json, p));
+      values[pos] = read(json, p, s.fields().get(pos));
       expected = pos + 1;
     }
     return values;
@@ -129,6 +129,39 @@ final class StreamedPayload {
     } catch (IOException | RuntimeException e) {
       return null;
     }
+  }
+
+  /**
+   * The column's value at the parser's current token, as {@link DebeziumDecoder#readValue} reads it
+   * from the token's node. The commonest pairs are read from the token itself (no node, no call
+   * through the codec): a null; text into a {@link ValueCodecs#STRING} column; an integer into a
+   * {@link ValueCodecs#LONG}, {@link ValueCodecs#INT} or {@link ValueCodecs#TIMESTAMP_MICROS} one.
+   * Those codecs read such a node the same way (a test holds them to it); a value they would refuse
+   * throws here too, and the general path words the rejection.
+   */
+  static Object read(ObjectMapper json, JsonParser p, EventField f) throws IOException {
+    JsonToken t = p.currentToken();
+    ValueCodec codec = f.codec();
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    if (t == JsonToken.VALUE_STRING && codec == ValueCodecs.STRING) {
+      String text = p.getText();
+      return DebeziumDecoder.isPlaceholder(text) ? Unchanged.VALUE : SharedStrings.shared(UnicodeText.requireValid(text));
+    }
+    if (t == JsonToken.VALUE_NUMBER_INT) {
+      JsonParser.NumberType type = p.getNumberType();
+      if (codec == ValueCodecs.LONG && type != JsonParser.NumberType.BIG_INTEGER) {
+        return p.getLongValue();
+      }
+      if (codec == ValueCodecs.TIMESTAMP_MICROS && type != JsonParser.NumberType.BIG_INTEGER) {
+        return SharedDates.timestampFromMicros(p.getLongValue());
+      }
+      if (codec == ValueCodecs.INT && type == JsonParser.NumberType.INT) {
+        return p.getIntValue();
+      }
+    }
+    return DebeziumDecoder.readValue(f, value(json, p));
   }
 
   /**

@@ -1,0 +1,110 @@
+package dev.floe.worker.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.floe.worker.fold.Unchanged;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Objects;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.apache.iceberg.types.Types;
+
+/**
+ * A value read from its token ({@link StreamedPayload#read}) is the value its column's codec reads
+ * from the token's node, and a value the codec refuses is refused either way.
+ */
+class TokenReadTest {
+  private static final ObjectMapper JSON = JsonMapper.builder() // the decoder's reader settings
+      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .build();
+  private static final List<EventField> COLUMNS = List.of(
+      new EventField("s", Types.StringType.get(), true, ValueCodecs.STRING),
+      new EventField("l", Types.LongType.get(), true, ValueCodecs.LONG),
+      new EventField("i", Types.IntegerType.get(), true, ValueCodecs.INT),
+      new EventField("t", Types.TimestampType.withoutZone(), true, ValueCodecs.TIMESTAMP_MICROS),
+      new EventField("d", Types.DateType.get(), true, ValueCodecs.EPOCH_DAYS));
+
+  @Property(tries = 3000)
+  void aTokenReadsAsItsNodeDoes(@ForAll("values") String value, @ForAll("columns") EventField column) throws Exception {
+    Outcome fromToken = outcome(() -> {
+      try (JsonParser p = JSON.createParser(value)) {
+        p.nextToken();
+        return StreamedPayload.read(JSON, p, column);
+      }
+    });
+    Outcome fromNode = outcome(() -> DebeziumDecoder.readValue(column, JSON.readTree(value)));
+
+    assertThat(fromToken).as("%s into %s", value, column.name()).isEqualTo(fromNode);
+  }
+
+  @Example
+  void theCommonValuesAreReadFromTheirTokens() throws Exception {
+    assertThat(read("\"Lisbon\"", 0)).isEqualTo("Lisbon");
+    assertThat(read("\"__debezium_unavailable_value\"", 0)).isSameAs(Unchanged.VALUE);
+    assertThat(read("4011", 1)).isEqualTo(4011L);
+    assertThat(read("-7", 2)).isEqualTo(-7);
+    assertThat(read("1764406800000000", 3)).isEqualTo(LocalDateTime.of(2025, 11, 29, 9, 0));
+    assertThat(read("null", 1)).isNull();
+  }
+
+  @Provide
+  Arbitrary<EventField> columns() {
+    return Arbitraries.of(COLUMNS);
+  }
+
+  /** JSON values of every kind near the fast reads: integers of every width, strings with escapes and surrogates, the placeholder. */
+  @Provide
+  Arbitrary<String> values() {
+    return Arbitraries.oneOf(
+        Arbitraries.longs().map(String::valueOf),
+        Arbitraries.integers().map(String::valueOf),
+        Arbitraries.of("0", "-0", "2147483647", "2147483648", "-2147483649", "9223372036854775807", "9223372036854775808",
+            "-9223372036854775809", "1e3", "1.5", "-0.0", "NaN", "true", "false", "null", "{}", "[1]", "[\"__debezium_unavailable_value\"]",
+            "\"__debezium_unavailable_value\"", "\"X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ==\"", "\"\\ud800\"", "\"a\\ud83d\\ude00b\"",
+            "\"\"", "\"12\"", "253402300800000000", "-62135596800000001"),
+        Arbitraries.strings().withChars("ab1é\\\"\u0001 ").ofMaxLength(8).map(s -> JSON.valueToTree(s).toString()));
+  }
+
+  private static Object read(String value, int column) throws Exception {
+    try (JsonParser p = JSON.createParser(value)) {
+      p.nextToken();
+      return StreamedPayload.read(JSON, p, COLUMNS.get(column));
+    }
+  }
+
+  /** A read's value, or that it was refused. */
+  private record Outcome(Object value, boolean refused) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Outcome other && refused == other.refused && Objects.equals(value, other.value);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(value, refused);
+    }
+  }
+
+  private interface Read {
+    Object get() throws Exception;
+  }
+
+  private static Outcome outcome(Read read) {
+    try {
+      return new Outcome(read.get(), false);
+    } catch (Exception e) {
+      return new Outcome(null, true);
+    }
+  }
+}
