@@ -101,11 +101,12 @@ class FloeBenchmark {
         report.put("orders." + mode.name().toLowerCase(Locale.ROOT), r);
         produced += ((Number) r.get("coldStart.backlogRecords")).longValue(); // the next mode reads the cold start's backlog too
         table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling  %5.2fx of append ceiling  scan %6.2fx fresh"
-                + " (idle: %5.2fx after %.0f s, write amplification %.2f)  heap max %4d MiB  cold start %5.1f s  %3d data + %3d delete files, %6.1f MiB"
+                + " (idle: %5.2fx after %.0f s, write amplification %.2f)  heap max %4d MiB (live %4d MiB)  cold start %5.1f s  %3d data + %3d delete files, %6.1f MiB"
                 + "  worker CPU %.1f s (%.2f cores), of it JIT %.1f s; GC pauses %.1f s",
             mode.name().toLowerCase(Locale.ROOT), r.get("recordsPerSecond"), r.get("ratioToDecodeCeiling"), r.get("ratioToAppendCeiling"),
             r.get("scanRatioToFresh"), r.get("idleScanRatioToFresh"), r.get("idleSeconds"), r.get("writeAmplification"),
-            ((Number) r.get("heapHighWaterBytes")).longValue() >> 20, r.get("coldStart.processStartToCommitSeconds"), r.get("dataFiles"), r.get("deleteFiles"),
+            ((Number) r.get("heapHighWaterBytes")).longValue() >> 20, ((Number) r.get("heapLiveAfterFullCollectionMaxBytes")).longValue() >> 20,
+            r.get("coldStart.processStartToCommitSeconds"), r.get("dataFiles"), r.get("deleteFiles"),
             ((Number) r.get("tableBytes")).longValue() / 1048576.0, r.get("worker.cpuSeconds"), r.get("worker.coresBusy"),
             r.get("worker.jitCompilationSeconds"), r.get("worker.gcPauseSeconds")));
       }
@@ -236,6 +237,7 @@ class FloeBenchmark {
     Sampler.Usage used = sampler.usage().since(atFirstPoll); // from the first poll to lag 0, as the rate
     double seconds = samples.get(samples.size() - 1).seconds();
     long heapMax = samples.stream().mapToLong(Sampler.Sample::heapBytes).max().orElse(-1);
+    long liveMax = samples.stream().mapToLong(Sampler.Sample::liveBytes).max().orElse(-1);
     long lagZeroSnapshot = catalog.loadTable(id).currentSnapshot().snapshotId();
     // then the worker idles: its self-compaction (idleAfter 30 s by default) rewrites what deletes apply to
     long idleStart = System.nanoTime();
@@ -288,6 +290,9 @@ class FloeBenchmark {
     r.put("idleDataFiles", Integer.parseInt(table.currentSnapshot().summary().getOrDefault("total-data-files", "0")));
     r.put("idleDeleteFiles", Integer.parseInt(table.currentSnapshot().summary().getOrDefault("total-delete-files", "0")));
     r.put("heapHighWaterBytes", heapMax);
+    // the heap in use rises to the heap's size before each full collection (garbage included): what
+    // the worker holds is the live size after one
+    r.put("heapLiveAfterFullCollectionMaxBytes", liveMax);
     r.put("rows", stream.rows().size());
     r.put("dataFiles", Integer.parseInt(s.summary().getOrDefault("total-data-files", "0")));
     r.put("deleteFiles", Integer.parseInt(s.summary().getOrDefault("total-delete-files", "0")));

@@ -11,11 +11,15 @@ import java.util.function.LongSupplier;
 
 /**
  * Samples a running worker every interval: records applied (from the table's offsets), lag (events
- * produced minus applied), and the heap it uses (from its Prometheus endpoint).
+ * produced minus applied), and the heap it uses and holds live (from its Prometheus endpoint).
  */
 final class Sampler {
-  /** One sample: seconds since start, records applied, lag, worker heap bytes. */
-  record Sample(double seconds, long applied, long lag, long heapBytes) {}
+  /**
+   * One sample: seconds since start, records applied, lag, worker heap bytes in use (garbage not yet
+   * collected included), and the old generation's bytes after its last full collection (what the
+   * worker holds live; -1 before the first).
+   */
+  record Sample(double seconds, long applied, long lag, long heapBytes, long liveBytes) {}
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final List<Sample> samples = new ArrayList<>();
@@ -31,7 +35,9 @@ final class Sampler {
     long deadline = start + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       long a = applied.getAsLong();
-      samples.add(new Sample((System.nanoTime() - start) / 1e9, a, produced - a, heap()));
+      String scrape = scrape();
+      samples.add(new Sample((System.nanoTime() - start) / 1e9, a, produced - a, (long) sum(scrape, "jvm_memory_used_bytes", "area=\"heap\""),
+          liveAfterFullCollection(scrape)));
       if (a >= produced) {
         return samples;
       }
@@ -67,9 +73,10 @@ final class Sampler {
     return sum(scrape(), name, labels);
   }
 
-  /** Sum of jvm_memory_used_bytes over the heap pools, or -1 when the endpoint does not answer. */
-  private long heap() {
-    return (long) sum("jvm_memory_used_bytes", "area=\"heap\"");
+  /** Micrometer's jvm_gc_live_data_size_bytes (set at each full collection), or -1 before the first or when the endpoint does not answer. */
+  private static long liveAfterFullCollection(String scrape) {
+    double live = sum(scrape, "jvm_gc_live_data_size_bytes", "");
+    return live > 0 ? (long) live : -1;
   }
 
   /** The worker's Prometheus text, or null when the endpoint does not answer. */
