@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.floe.worker.fold.Unchanged;
 import java.time.LocalDateTime;
 import java.util.List;
-import java.util.Objects;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -84,17 +83,7 @@ class TokenReadTest {
   }
 
   /** A read's value, or that it was refused. */
-  private record Outcome(Object value, boolean refused) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Outcome other && refused == other.refused && Objects.equals(value, other.value);
-    }
-
-    @Override
-    public int hashCode() {
-      return Objects.hash(value, refused);
-    }
-  }
+  private record Outcome(Object value, boolean refused) {}
 
   private interface Read {
     Object get() throws Exception;
