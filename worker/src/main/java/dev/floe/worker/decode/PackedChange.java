@@ -15,9 +15,9 @@ import org.apache.iceberg.types.Types;
  * one integer column as a {@code long}. A batch holds every event it decoded until it commits, and
  * the collector copies each object held once more at the young collection it survives: a {@link
  * ChangeEvent} of an {@code orders} record is six objects beside its record (~230 B), this is one
- * (~90 B with its share of a chunk). The arrays are a decoding thread's {@link Chunk}s, shared by the events it packs one after
- * another, so an event adds no array of its own. {@link #toEvent()} gives the event back as the
- * decoder made it (the general path, which the packed one is compared to).
+ * (~90 B with its share of a chunk). The arrays are a decoding thread's {@link Chunk}s, shared by
+ * the events it packs one after another, so an event adds no array of its own. {@link #toEvent()}
+ * gives the event back as the decoder made it (the general path, which the packed one is compared to).
  */
 public final class PackedChange implements Decoded {
   private final RawRecord record;
@@ -130,8 +130,8 @@ public final class PackedChange implements Decoded {
     private final byte[] kinds;
     private final int[] scale;
     private final int[] slot;
-    private final int numberCount;
-    private final int objectCount;
+    /** Slots an event takes in a chunk: the wider of its number and object counts (both arrays share one base). */
+    private final int chunkSlots;
     private final int keyPosition;
     private final String keyColumn;
     private final boolean intKey;
@@ -145,8 +145,7 @@ public final class PackedChange implements Decoded {
       for (int i = 0; i < kinds.length; i++) {
         slot[i] = kinds[i] == OBJECT ? objects++ : numbers++;
       }
-      this.numberCount = numbers;
-      this.objectCount = objects;
+      this.chunkSlots = Math.max(numbers, objects);
       this.keyPosition = keyPosition;
       this.keyColumn = keyColumn;
       this.intKey = intKey;
@@ -209,7 +208,7 @@ public final class PackedChange implements Decoded {
       if (values == null || values.length != kinds.length || !k.equals(values[keyPosition])) {
         return null;
       }
-      Chunk chunk = Chunk.withRoomFor(Math.max(numberCount, objectCount));
+      Chunk chunk = Chunk.withRoomFor(chunkSlots);
       int base = chunk.used;
       long[] numbers = chunk.numbers;
       Object[] objects = chunk.objects;
@@ -266,7 +265,7 @@ public final class PackedChange implements Decoded {
           default -> throw new IllegalStateException("kind " + kinds[i]);
         }
       }
-      chunk.used = base + Math.max(numberCount, objectCount); // only now: a refused event leaves its slots to the next
+      chunk.used = base + chunkSlots; // only now: a refused event leaves its slots to the next
       return new PackedChange(e.record(), this, e.schema(), key, e.lsnOrNone(), chunk, base, nulls);
     }
 
