@@ -519,10 +519,19 @@ public final class DebeziumDecoder implements ChangeDecoder {
 
   /** A key record (or key header): JSON with or without schema envelope, an object of key columns. */
   private Map<String, Object> keyFromJson(byte[] bytes, String what, EventSchema rowSchema) {
-    requireUtf8(bytes, 0, bytes.length, what);
-    Map<String, Object> streamed = scanEnvelopes ? streamedKey(bytes, rowSchema) : null;
-    if (streamed != null) {
-      return streamed;
+    EnvelopeScanner.Spans known = scanEnvelopes ? keySchemas.match(bytes) : null;
+    if (known != null) {
+      // The schema is byte for byte one validated when it was learned: only the payload is new.
+      requireUtf8(bytes, known.payloadStart(), known.payloadEnd() - known.payloadStart(), what);
+      Map<String, Object> streamed = streamedKey(bytes, known, rowSchema);
+      if (streamed != null) {
+        return streamed;
+      }
+    } else {
+      requireUtf8(bytes, 0, bytes.length, what);
+      if (scanEnvelopes) {
+        learnKeySchema(bytes);
+      }
     }
     JsonNode root = parse(bytes, what);
     JsonNode payload = root.has("payload") && root.has("schema") ? root.get("payload") : root;
@@ -554,19 +563,19 @@ public final class DebeziumDecoder implements ChangeDecoder {
     return key.size() == 1 ? Map.of(key.keySet().iterator().next(), key.values().iterator().next()) : key;
   }
 
+  /** Learns the schema of a key envelope (validated UTF-8) when it is in JsonConverter's layout: the next key of it is read straight. */
+  private void learnKeySchema(byte[] bytes) {
+    EnvelopeScanner.Spans spans = EnvelopeScanner.scan(bytes);
+    if (spans != null) {
+      keySchemas.learn(bytes, spans);
+    }
+  }
+
   /**
-   * The key columns of a key envelope of the key schema seen last (learning it otherwise), read
+   * The key columns of a key envelope of the key schema seen last ({@code known}: its spans), read
    * straight from its payload; null to read the key whole (see {@link StreamedPayload#keyColumnsOrNull}).
    */
-  private Map<String, Object> streamedKey(byte[] bytes, EventSchema rowSchema) {
-    EnvelopeScanner.Spans known = keySchemas.match(bytes);
-    if (known == null) {
-      EnvelopeScanner.Spans spans = EnvelopeScanner.scan(bytes);
-      if (spans != null) {
-        keySchemas.learn(bytes, spans);
-      }
-      return null;
-    }
+  private Map<String, Object> streamedKey(byte[] bytes, EnvelopeScanner.Spans known, EventSchema rowSchema) {
     int start = known.payloadStart();
     int length = known.payloadEnd() - start;
     Map<String, Object> oneColumn = KeyPayload.oneColumnOrNull(bytes, start, length, rowSchema);

@@ -32,32 +32,74 @@ final class StreamedPayload {
    * @return the payload's parts, or null to leave the record to the general path
    */
   static Read read(ObjectMapper json, byte[] bytes, int offset, int length, Function<String, EventSchema> rowSchema) {
-    try (JsonParser p = json.createParser(bytes, offset, length)) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
-        return null;
+    return read(PayloadParsers.reused(), json, bytes, offset, length, rowSchema);
+  }
+
+  /** {@link #read(ObjectMapper, byte[], int, int, Function)} with the parser from {@code parsers}. */
+  static Read read(PayloadParsers parsers, ObjectMapper json, byte[] bytes, int offset, int length,
+      Function<String, EventSchema> rowSchema) {
+    JsonParser p = null;
+    try {
+      p = parsers.begin(json, bytes, offset, length);
+      Read read = readObject(json, p, rowSchema);
+      if (read == null) {
+        return null; // abandoned below: what follows the object was not looked at
       }
-      String op = null;
-      Long lsn = null;
-      Object[] before = null;
-      Object[] after = null;
-      for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-        String name = p.currentName();
-        JsonToken value = p.nextToken();
-        switch (name) {
-          case "op" -> op = value == JsonToken.VALUE_STRING ? p.getText() : null; // a later duplicate wins, as in a tree
-          case "before" -> before = image(json, p, value, () -> rowSchema.apply("before"));
-          case "after" -> after = image(json, p, value, () -> rowSchema.apply("after"));
-          case "source" -> lsn = lsn(p, value);
-          default -> p.skipChildren();
-        }
-      }
-      if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null || op == null) {
-        return null;
-      }
-      return new Read(op, lsn, before, after);
+      JsonParser done = p;
+      p = null; // from here endsCleanly keeps the parser or closes it
+      return parsers.endsCleanly(done, bytes, offset, length) ? read : null;
     } catch (IOException | RuntimeException e) {
       return null; // the general path reads it again and words the rejection
+    } finally {
+      if (p != null) {
+        parsers.abandon(p);
+      }
     }
+  }
+
+  /** The payload's root object read to its end; null (the parser left at that end) when it is not the common shape. */
+  private static Read readObject(ObjectMapper json, JsonParser p, Function<String, EventSchema> rowSchema) throws IOException {
+    if (p.nextToken() != JsonToken.START_OBJECT) {
+      throw new IllegalStateException("not an object");
+    }
+    String op = null;
+    Long lsn = null;
+    Object[] before = null;
+    Object[] after = null;
+    for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+      String name = p.currentName();
+      JsonToken value = p.nextToken();
+      switch (name) {
+        case "op" -> op = value == JsonToken.VALUE_STRING ? p.getText() : null; // a later duplicate wins, as in a tree
+        case "before" -> before = image(json, p, value, () -> rowSchema.apply("before"));
+        case "after" -> after = image(json, p, value, () -> rowSchema.apply("after"));
+        case "source" -> lsn = lsn(p, value);
+        default -> p.skipChildren();
+      }
+    }
+    if (p.currentToken() != JsonToken.END_OBJECT) {
+      throw new IllegalStateException("not a closed object");
+    }
+    return op == null ? null : new Read(op, lsn, before, after);
+  }
+
+  /** The op's text: Debezium's four one-letter ops without making a string per record. */
+  private static String op(JsonParser p) throws IOException {
+    if (p.getTextLength() == 1) {
+      switch (p.getTextCharacters()[p.getTextOffset()]) {
+        case 'c':
+          return "c";
+        case 'u':
+          return "u";
+        case 'd':
+          return "d";
+        case 'r':
+          return "r";
+        default:
+          break;
+      }
+    }
+    return p.getText();
   }
 
   /** A row image's values in its schema's order; null for a JSON null; throws (to the general path) for anything else. */
