@@ -667,7 +667,11 @@ public final class SinkEngine {
    */
   public void warmUp() {
     try {
-      if (!loadTable() || table.currentSnapshot() == null) {
+      if (!loadTable()) {
+        warmUpWriterForNewTable();
+        return;
+      }
+      if (table.currentSnapshot() == null) {
         return;
       }
       warmUpWriter();
@@ -696,6 +700,27 @@ public final class SinkEngine {
         WriterWarmUp.write(factory, schema, formatVersion);
       } catch (RuntimeException e) {
         LOG.debug("warming the writer up failed; the first commit loads it: {}", e.toString());
+      }
+    }, "floe-warm-up-writer");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /**
+   * Once per process, for a table the first batch will create: the throwaway write in a table of
+   * the common column types with this sink's table properties ({@link WriterWarmUp#writeForNewTable}).
+   */
+  private void warmUpWriterForNewTable() {
+    if (!WRITER_WARMED_UP.compareAndSet(false, true)) {
+      return;
+    }
+    Map<String, String> properties = spec.table().properties();
+    int formatVersion = spec.table().formatVersion();
+    Thread t = new Thread(() -> {
+      try {
+        WriterWarmUp.writeForNewTable(properties, formatVersion);
+      } catch (RuntimeException e) {
+        LOG.debug("warming the writer up for a new table failed; the first commit loads it: {}", e.toString());
       }
     }, "floe-warm-up-writer");
     t.setDaemon(true);

@@ -53,6 +53,18 @@ class WriterWarmUpTest {
   }
 
   @Test
+  void aSinkWhoseTableDoesNotExistYetWarmsUpInAnInMemoryTableAndLeavesNothingBehind() throws IOException {
+    // given no table yet, and the properties a sink would create its table with
+    Set<Path> tempBefore = warmUpDirs();
+
+    // when the writer is warmed up for a new table of format 3, zstd-compressed
+    WriterWarmUp.writeForNewTable(java.util.Map.of("write.parquet.compression-codec", "zstd"), 3);
+
+    // then it wrote its row and manifest without failing, and the temporary file and directory are gone
+    assertThat(warmUpDirs()).isEqualTo(tempBefore);
+  }
+
+  @Test
   void aRequiredNestedColumnHasNoZeroValueAndSaysWhich() {
     Schema schema = new Schema(List.of(
         Types.NestedField.required(1, "id", Types.LongType.get()),
