@@ -83,25 +83,6 @@ final class StreamedPayload {
     return op == null ? null : new Read(op, lsn, before, after);
   }
 
-  /** The op's text: Debezium's four one-letter ops without making a string per record. */
-  private static String op(JsonParser p) throws IOException {
-    if (p.getTextLength() == 1) {
-      switch (p.getTextCharacters()[p.getTextOffset()]) {
-        case 'c':
-          return "c";
-        case 'u':
-          return "u";
-        case 'd':
-          return "d";
-        case 'r':
-          return "r";
-        default:
-          break;
-      }
-    }
-    return p.getText();
-  }
-
   /** A row image's values in its schema's order; null for a JSON null; throws (to the general path) for anything else. */
   private static Object[] image(ObjectMapper json, JsonParser p, JsonToken token, java.util.function.Supplier<EventSchema> schema)
       throws IOException {
