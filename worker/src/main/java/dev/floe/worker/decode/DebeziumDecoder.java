@@ -26,7 +26,8 @@ import org.apache.iceberg.types.Types;
  * key record gives the primary key; a record it cannot read becomes a rejection with the reason.
  */
 public final class DebeziumDecoder implements ChangeDecoder {
-  private static final ObjectMapper JSON = JsonMapper.builder()
+  /** The reader of every JSON value (package-private: the tests that hold streamed reads to tree reads use it too). */
+  static final ObjectMapper JSON = JsonMapper.builder()
       .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .build();

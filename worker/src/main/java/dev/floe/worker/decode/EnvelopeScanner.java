@@ -92,7 +92,8 @@ final class EnvelopeScanner {
     return i < b.length && b[i] == ':' ? skipWhitespace(b, i + 1) : -1;
   }
 
-  private static int skipWhitespace(byte[] b, int i) {
+  /** The index of the first byte from {@code i} on that is not JSON whitespace ({@code b.length} if none). */
+  static int skipWhitespace(byte[] b, int i) {
     while (i < b.length && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t')) {
       i++;
     }

@@ -101,7 +101,7 @@ abstract class PayloadParsers {
     boolean endsCleanly(JsonParser p, byte[] bytes, int offset, int length) {
       Fed fed = current.get();
       long read = p.currentLocation().getByteOffset() - fed.start; // bytes of this payload the parser has read
-      if (fed.parser != p || read < 0 || read > length || !whitespace(bytes, offset + (int) read, offset + length)) {
+      if (fed.parser != p || read < 0 || read > length || EnvelopeScanner.skipWhitespace(bytes, offset + (int) read) < offset + length) {
         abandon(p);
         return false;
       }
@@ -115,16 +115,6 @@ abstract class PayloadParsers {
         current.remove();
       }
       closeQuietly(p);
-    }
-
-    private static boolean whitespace(byte[] b, int from, int to) {
-      for (int i = from; i < to; i++) {
-        byte c = b[i];
-        if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
-          return false;
-        }
-      }
-      return true;
     }
   }
 

@@ -695,15 +695,7 @@ public final class SinkEngine {
     Schema schema = layout.schema();
     GenericFileWriterFactory factory = WriterWarmUp.factoryFor(table, schema); // here: the table is this thread's
     int formatVersion = org.apache.iceberg.TableUtil.formatVersion(table);
-    Thread t = new Thread(() -> {
-      try {
-        WriterWarmUp.write(factory, schema, formatVersion);
-      } catch (RuntimeException e) {
-        LOG.debug("warming the writer up failed; the first commit loads it: {}", e.toString());
-      }
-    }, "floe-warm-up-writer");
-    t.setDaemon(true);
-    t.start();
+    startWarmUpThread(() -> WriterWarmUp.write(factory, schema, formatVersion));
   }
 
   /**
@@ -716,11 +708,16 @@ public final class SinkEngine {
     }
     Map<String, String> properties = spec.table().properties();
     int formatVersion = spec.table().formatVersion();
+    startWarmUpThread(() -> WriterWarmUp.writeForNewTable(properties, formatVersion));
+  }
+
+  /** Runs a writer warm-up on a daemon thread of its own; a failure only leaves the loading to the first commit. */
+  private static void startWarmUpThread(Runnable write) {
     Thread t = new Thread(() -> {
       try {
-        WriterWarmUp.writeForNewTable(properties, formatVersion);
+        write.run();
       } catch (RuntimeException e) {
-        LOG.debug("warming the writer up for a new table failed; the first commit loads it: {}", e.toString());
+        LOG.debug("warming the writer up failed; the first commit loads it: {}", e.toString());
       }
     }, "floe-warm-up-writer");
     t.setDaemon(true);

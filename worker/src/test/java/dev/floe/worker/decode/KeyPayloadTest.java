@@ -2,10 +2,7 @@ package dev.floe.worker.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +19,7 @@ import org.apache.iceberg.types.Types;
 
 /** A key payload read by comparing bytes is read as the streamed Jackson reader reads it, or left to it. */
 class KeyPayloadTest {
-  private static final ObjectMapper JSON = JsonMapper.builder() // the decoder's reader settings
-      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .build();
+  private static final ObjectMapper JSON = DebeziumDecoder.JSON; // the decoder's own reader
   private static final EventSchema ROW = new EventSchema(List.of(
       field("id", Types.LongType.get()), field("n", Types.IntegerType.get()), field("s", Types.StringType.get()),
       field("u", Types.UUIDType.get())));

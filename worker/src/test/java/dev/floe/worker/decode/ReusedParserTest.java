@@ -2,10 +2,7 @@ package dev.floe.worker.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,10 +21,7 @@ import org.apache.iceberg.types.Types;
  * followed by garbage or whitespace, of other shapes), reads as a parser made for it alone reads it.
  */
 class ReusedParserTest {
-  private static final ObjectMapper JSON = JsonMapper.builder() // the decoder's reader settings
-      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .build();
+  private static final ObjectMapper JSON = DebeziumDecoder.JSON; // the decoder's own reader
   private static final EventSchema ROW = new EventSchema(List.of(
       new EventField("id", Types.LongType.get(), false, ValueCodecs.LONG),
       new EventField("city", Types.StringType.get(), true, ValueCodecs.STRING),

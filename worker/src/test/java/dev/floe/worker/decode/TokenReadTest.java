@@ -3,10 +3,7 @@ package dev.floe.worker.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.floe.worker.fold.Unchanged;
 import java.time.LocalDateTime;
 import java.util.List;
@@ -23,10 +20,7 @@ import org.apache.iceberg.types.Types;
  * from the token's node, and a value the codec refuses is refused either way.
  */
 class TokenReadTest {
-  private static final ObjectMapper JSON = JsonMapper.builder() // the decoder's reader settings
-      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .build();
+  private static final ObjectMapper JSON = DebeziumDecoder.JSON; // the decoder's own reader
   private static final List<EventField> COLUMNS = List.of(
       new EventField("s", Types.StringType.get(), true, ValueCodecs.STRING),
       new EventField("l", Types.LongType.get(), true, ValueCodecs.LONG),
