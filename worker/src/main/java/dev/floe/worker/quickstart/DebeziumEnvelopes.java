@@ -25,6 +25,8 @@ public final class DebeziumEnvelopes {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
+  /** When the generated changes happened, in every timestamp of their envelopes. */
+  private static final long TS_MS = 1_700_000_000_000L;
 
   private final String topic;
   private final String table;
@@ -141,7 +143,8 @@ public final class DebeziumEnvelopes {
     payload.set("before", before == null ? F.nullNode() : row(before));
     payload.set("after", after == null ? F.nullNode() : row(after));
     payload.set("source", source(lsn));
-    payload.put("op", op).put("ts_ms", 1_700_000_000_000L);
+    payload.putNull("transaction");
+    payload.put("op", op).put("ts_ms", TS_MS).put("ts_us", TS_MS * 1_000).put("ts_ns", TS_MS * 1_000_000);
     JsonNode value = payload;
     if (withSchema) {
       ObjectNode root = F.objectNode();
@@ -191,9 +194,16 @@ public final class DebeziumEnvelopes {
     return new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value(), Map.copyOf(headers));
   }
 
+  /** The PostgreSQL connector's source block, every field in its order (as in the captured samples). */
   private ObjectNode source(long lsn) {
-    return F.objectNode().put("version", "3.6.1.Final").put("connector", "postgresql").put("name", "floe")
-        .put("db", "shop").put("schema", "public").put("table", table).put("lsn", lsn).put("txId", lsn / 8);
+    ObjectNode source = F.objectNode().put("version", "3.6.1.Final").put("connector", "postgresql").put("name", "floe")
+        .put("ts_ms", TS_MS).put("snapshot", "false").put("db", "shop").put("sequence", "[\"" + lsn + "\",\"" + lsn + "\"]")
+        .put("ts_us", TS_MS * 1_000).put("ts_ns", TS_MS * 1_000_000).put("schema", "public").put("table", table).put("txId", lsn / 8)
+        .put("lsn", lsn);
+    source.putNull("xmin");
+    source.putNull("origin");
+    source.putNull("origin_lsn");
+    return source;
   }
 
   private ObjectNode envelopeSchema() {
@@ -206,21 +216,34 @@ public final class DebeziumEnvelopes {
     // every field source() writes, as Debezium's schema declares them: a converter that goes by the
     // schema (Avro) keeps only what the schema names
     ArrayNode sourceFields = F.arrayNode();
-    for (String name : new String[] {"version", "connector", "name", "db", "schema", "table"}) {
-      sourceFields.add(F.objectNode().put("type", "string").put("optional", false).put("field", name));
+    for (String name : new String[] {"version", "connector", "name"}) {
+      sourceFields.add(field(name, "string", false));
     }
-    sourceFields.add(F.objectNode().put("type", "int64").put("optional", true).put("field", "lsn"));
-    sourceFields.add(F.objectNode().put("type", "int64").put("optional", true).put("field", "txId"));
+    sourceFields.add(field("ts_ms", "int64", false));
+    ObjectNode snapshot = field("snapshot", "string", true).put("name", "io.debezium.data.Enum").put("version", 1);
+    snapshot.putObject("parameters").put("allowed", "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental");
+    sourceFields.add(snapshot.put("default", "false"));
+    sourceFields.add(field("db", "string", false)).add(field("sequence", "string", true)).add(field("ts_us", "int64", true))
+        .add(field("ts_ns", "int64", true)).add(field("schema", "string", false)).add(field("table", "string", false))
+        .add(field("txId", "int64", true)).add(field("lsn", "int64", true)).add(field("xmin", "int64", true))
+        .add(field("origin", "string", true)).add(field("origin_lsn", "int64", true));
     ObjectNode source = F.objectNode().put("type", "struct");
     source.set("fields", sourceFields);
     source.put("optional", false).put("name", "io.debezium.connector.postgresql.Source").put("field", "source");
-    ArrayNode fields = F.arrayNode().add(before).add(after).add(source)
-        .add(F.objectNode().put("type", "string").put("optional", false).put("field", "op"))
-        .add(F.objectNode().put("type", "int64").put("optional", true).put("field", "ts_ms"));
+    ObjectNode transaction = F.objectNode().put("type", "struct");
+    transaction.set("fields", F.arrayNode().add(field("id", "string", false)).add(field("total_order", "int64", false))
+        .add(field("data_collection_order", "int64", false)));
+    transaction.put("optional", true).put("name", "event.block").put("version", 1).put("field", "transaction");
+    ArrayNode fields = F.arrayNode().add(before).add(after).add(source).add(transaction).add(field("op", "string", false))
+        .add(field("ts_ms", "int64", true)).add(field("ts_us", "int64", true)).add(field("ts_ns", "int64", true));
     ObjectNode schema = F.objectNode().put("type", "struct");
     schema.set("fields", fields);
     schema.put("optional", false).put("name", "floe.public." + table + ".Envelope").put("version", 2);
     return schema;
+  }
+
+  private static ObjectNode field(String name, String type, boolean optional) {
+    return F.objectNode().put("type", type).put("optional", optional).put("field", name);
   }
 
   private long offset(int partition) {
