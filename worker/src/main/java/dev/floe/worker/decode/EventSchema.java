@@ -9,6 +9,7 @@ public final class EventSchema {
   private final List<EventField> fields;
   private final Map<String, Integer> positions = new HashMap<>();
   private final String[] names;
+  private final FieldOrder order;
 
   public EventSchema(List<EventField> fields) {
     this.fields = List.copyOf(fields);
@@ -17,6 +18,12 @@ public final class EventSchema {
       positions.put(fields.get(i).name(), i);
       names[i] = fields.get(i).name();
     }
+    this.order = new FieldOrder(List.of(names));
+  }
+
+  /** The columns' names in the order a row image lists them, for reading one by the bytes of its names. */
+  FieldOrder order() {
+    return order;
   }
 
   public List<EventField> fields() {

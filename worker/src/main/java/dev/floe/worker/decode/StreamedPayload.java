@@ -57,6 +57,17 @@ final class StreamedPayload {
     }
   }
 
+  /** A payload's fields as Debezium 2 and 3 list them; those read here first. */
+  private static final FieldOrder ENVELOPE = FieldOrder.of("before", "after", "source", "transaction", "op", "ts_ms", "ts_us", "ts_ns");
+  private static final int BEFORE = 0;
+  private static final int AFTER = 1;
+  private static final int SOURCE = 2;
+  private static final int OP = 4;
+  /** The PostgreSQL connector's source block as Debezium 2 and 3 list it: only the LSN is read. */
+  private static final FieldOrder SOURCE_BLOCK = FieldOrder.of("version", "connector", "name", "ts_ms", "snapshot", "db", "sequence",
+      "ts_us", "ts_ns", "schema", "table", "txId", "lsn", "xmin", "origin", "origin_lsn");
+  private static final int LSN = 12;
+
   /** The payload's root object read to its end; null (the parser left at that end) when it is not the common shape. */
   private static Read readObject(ObjectMapper json, JsonParser p, Function<String, EventSchema> rowSchema) throws IOException {
     if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -66,14 +77,15 @@ final class StreamedPayload {
     Long lsn = null;
     Object[] before = null;
     Object[] after = null;
-    for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-      String name = p.currentName();
+    int expected = 0;
+    for (int field = ENVELOPE.next(p, expected); field != FieldOrder.END; field = ENVELOPE.next(p, expected)) {
       JsonToken value = p.nextToken();
-      switch (name) {
-        case "op" -> op = value == JsonToken.VALUE_STRING ? p.getText() : null; // a later duplicate wins, as in a tree
-        case "before" -> before = image(json, p, value, () -> rowSchema.apply("before"));
-        case "after" -> after = image(json, p, value, () -> rowSchema.apply("after"));
-        case "source" -> lsn = lsn(p, value);
+      expected = field >= 0 ? field + 1 : expected;
+      switch (field) {
+        case OP -> op = value == JsonToken.VALUE_STRING ? p.getText() : null; // a later duplicate wins, as in a tree
+        case BEFORE -> before = image(json, p, value, () -> rowSchema.apply("before"));
+        case AFTER -> after = image(json, p, value, () -> rowSchema.apply("after"));
+        case SOURCE -> lsn = lsn(p, value);
         default -> p.skipChildren();
       }
     }
@@ -93,10 +105,10 @@ final class StreamedPayload {
       throw new IllegalStateException("not an object");
     }
     EventSchema s = schema.get();
+    FieldOrder columns = s.order();
     Object[] values = new Object[s.fields().size()];
     int expected = 0;
-    for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-      int pos = s.position(p.currentName(), expected);
+    for (int pos = columns.next(p, expected); pos != FieldOrder.END; pos = columns.next(p, expected)) {
       p.nextToken();
       if (pos < 0) {
         p.skipChildren(); // not a column of the row schema: a tree read would not look at it either
@@ -219,10 +231,11 @@ final class StreamedPayload {
       return null;
     }
     Long lsn = null;
-    for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-      String name = p.currentName();
+    int expected = 0;
+    for (int field = SOURCE_BLOCK.next(p, expected); field != FieldOrder.END; field = SOURCE_BLOCK.next(p, expected)) {
       JsonToken value = p.nextToken();
-      if (name.equals("lsn")) {
+      expected = field >= 0 ? field + 1 : expected;
+      if (field == LSN) {
         lsn = value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : null;
       } else {
         p.skipChildren();
