@@ -16,8 +16,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * The consume-and-decode ceiling: a topic's records only consumed from Kafka and decoded, on one
- * thread as a worker decodes them, in records per second. Measured in the benchmark's own JVM
+ * The consume-and-decode ceiling: a topic's records only consumed from Kafka and decoded, polled and
+ * decoded on one thread, in records per second (a worker decodes on one thread too, but polls on
+ * another, so it can come near this ceiling or pass it). Measured in the benchmark's own JVM
  * ({@link #measure}) or in a child JVM started with the worker's flags ({@link #inWorkerJvm}): the
  * child pays the same cold start, heap and collector as the worker it is compared with, where the
  * benchmark's JVM has a larger heap and has run Kafka's record code while producing.
