@@ -1,13 +1,10 @@
 package dev.floe.worker.decode;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /** The columns of a change event's row image, in the order the source declares them. */
 public final class EventSchema {
   private final List<EventField> fields;
-  private final Map<String, Integer> positions = new HashMap<>();
   private final String[] names;
   private final FieldOrder order;
 
@@ -15,7 +12,6 @@ public final class EventSchema {
     this.fields = List.copyOf(fields);
     this.names = new String[fields.size()];
     for (int i = 0; i < fields.size(); i++) {
-      positions.put(fields.get(i).name(), i);
       names[i] = fields.get(i).name();
     }
     this.order = new FieldOrder(List.of(names));
@@ -31,23 +27,12 @@ public final class EventSchema {
   }
 
   public EventField field(String name) {
-    Integer i = positions.get(name);
-    return i == null ? null : fields.get(i);
+    int i = position(name);
+    return i < 0 ? null : fields.get(i);
   }
 
   public int position(String name) {
-    return positions.getOrDefault(name, -1);
-  }
-
-  /**
-   * The position of {@code name}, looked at {@code expected} first: a row image lists its columns
-   * in its schema's order, so a reader that expects the one after the last finds it without a hash.
-   */
-  public int position(String name, int expected) {
-    if (expected >= 0 && expected < names.length && names[expected].equals(name)) {
-      return expected;
-    }
-    return position(name);
+    return order.position(name);
   }
 
   /**

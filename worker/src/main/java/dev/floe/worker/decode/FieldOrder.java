@@ -30,7 +30,7 @@ final class FieldOrder {
     this.encoded = new SerializedString[names.size()];
     for (int i = 0; i < names.size(); i++) {
       encoded[i] = new SerializedString(names.get(i));
-      positions.putIfAbsent(names.get(i), i);
+      positions.put(names.get(i), i); // a name listed twice is found at its last place, as a map read by name finds it
     }
   }
 
@@ -38,7 +38,7 @@ final class FieldOrder {
     return new FieldOrder(List.of(names));
   }
 
-  /** The position of {@code name}, or {@link #OTHER}. */
+  /** The position of {@code name} (its last, if listed twice), or {@link #OTHER}. */
   int position(String name) {
     return positions.getOrDefault(name, OTHER);
   }

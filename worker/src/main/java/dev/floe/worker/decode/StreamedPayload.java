@@ -59,14 +59,14 @@ final class StreamedPayload {
 
   /** A payload's fields as Debezium 2 and 3 list them; those read here first. */
   private static final FieldOrder ENVELOPE = FieldOrder.of("before", "after", "source", "transaction", "op", "ts_ms", "ts_us", "ts_ns");
-  private static final int BEFORE = 0;
-  private static final int AFTER = 1;
-  private static final int SOURCE = 2;
-  private static final int OP = 4;
+  private static final int BEFORE = ENVELOPE.position("before");
+  private static final int AFTER = ENVELOPE.position("after");
+  private static final int SOURCE = ENVELOPE.position("source");
+  private static final int OP = ENVELOPE.position("op");
   /** The PostgreSQL connector's source block as Debezium 2 and 3 list it: only the LSN is read. */
   private static final FieldOrder SOURCE_BLOCK = FieldOrder.of("version", "connector", "name", "ts_ms", "snapshot", "db", "sequence",
       "ts_us", "ts_ns", "schema", "table", "txId", "lsn", "xmin", "origin", "origin_lsn");
-  private static final int LSN = 12;
+  private static final int LSN = SOURCE_BLOCK.position("lsn");
 
   /** The payload's root object read to its end; null (the parser left at that end) when it is not the common shape. */
   private static Read readObject(ObjectMapper json, JsonParser p, Function<String, EventSchema> rowSchema) throws IOException {
@@ -81,12 +81,16 @@ final class StreamedPayload {
     for (int field = ENVELOPE.next(p, expected); field != FieldOrder.END; field = ENVELOPE.next(p, expected)) {
       JsonToken value = p.nextToken();
       expected = field >= 0 ? field + 1 : expected;
-      switch (field) {
-        case OP -> op = value == JsonToken.VALUE_STRING ? p.getText() : null; // a later duplicate wins, as in a tree
-        case BEFORE -> before = image(json, p, value, () -> rowSchema.apply("before"));
-        case AFTER -> after = image(json, p, value, () -> rowSchema.apply("after"));
-        case SOURCE -> lsn = lsn(p, value);
-        default -> p.skipChildren();
+      if (field == OP) {
+        op = value == JsonToken.VALUE_STRING ? p.getText() : null; // a later duplicate wins, as in a tree
+      } else if (field == BEFORE) {
+        before = image(json, p, value, () -> rowSchema.apply("before"));
+      } else if (field == AFTER) {
+        after = image(json, p, value, () -> rowSchema.apply("after"));
+      } else if (field == SOURCE) {
+        lsn = lsn(p, value);
+      } else {
+        p.skipChildren();
       }
     }
     if (p.currentToken() != JsonToken.END_OBJECT) {
