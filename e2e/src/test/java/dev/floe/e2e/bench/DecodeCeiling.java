@@ -6,35 +6,50 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * The consume-and-decode ceiling: a topic's records only consumed from Kafka and decoded, polled and
- * decoded on one thread, in records per second (a worker decodes on one thread too, but polls on
- * another, so it can come near this ceiling or pass it). Measured in the benchmark's own JVM
- * ({@link #measure}) or in a child JVM started with the worker's flags ({@link #inWorkerJvm}): the
- * child pays the same cold start, heap and collector as the worker it is compared with, where the
- * benchmark's JVM has a larger heap and has run Kafka's record code while producing.
+ * The consume-and-decode ceiling: a topic's records only consumed from Kafka and decoded, in records
+ * per second, on the worker's threads for it: one thread polls, with the worker's consumer settings,
+ * and hands each poll to one decoding thread, at most {@value #POLLS_AHEAD} polls ahead of it, as a
+ * worker's polling thread hands its polls to its decoder. What a worker does beyond this (holding,
+ * folding, writing and committing batches, on a third thread) is what the ratio to it measures.
+ * Measured in the benchmark's own JVM ({@link #measure}) or in a child JVM started with the worker's
+ * flags ({@link #inWorkerJvm}): the child pays the same cold start, heap and collector as the worker
+ * it is compared with, where the benchmark's JVM has a larger heap and has run Kafka's record code
+ * while producing.
  */
 final class DecodeCeiling {
   private static final String RESULT = "decode-ceiling-records-per-second ";
 
   private DecodeCeiling() {}
 
+  /** How many polls the polling thread may be ahead of the decoding thread: the worker's {@code AheadDecoder.POLLS_AHEAD}. */
+  static final int POLLS_AHEAD = 2;
+
   /** Consumes and decodes {@code records} records of the topic's {@code partitions} partitions from their start. */
   static double measure(String bootstrapServers, String topic, int partitions, long records) {
     DebeziumDecoder decoder = new DebeziumDecoder(List.of());
+    ExecutorService decoding = Executors.newSingleThreadExecutor(r -> new Thread(r, "ceiling-decode"));
+    Deque<Future<?>> ahead = new ArrayDeque<>();
     long seen = 0;
     long t0 = System.nanoTime();
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrapServers,
-        "max.poll.records", "5000", "fetch.max.bytes", "67108864"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerSettings(bootstrapServers), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
       for (int p = 0; p < partitions; p++) {
         parts.add(new TopicPartition(topic, p));
@@ -42,13 +57,45 @@ final class DecodeCeiling {
       c.assign(parts);
       c.seekToBeginning(parts);
       while (seen < records) {
-        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-          decoder.decode(new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value()), null);
-          seen++;
+        ConsumerRecords<byte[], byte[]> polled = c.poll(Duration.ofMillis(500));
+        if (polled.isEmpty()) {
+          continue;
         }
+        if (ahead.size() >= POLLS_AHEAD) {
+          await(ahead.removeFirst());
+        }
+        ahead.addLast(decoding.submit(() -> {
+          for (ConsumerRecord<byte[], byte[]> r : polled) {
+            decoder.decode(new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value()), null);
+          }
+        }));
+        seen += polled.count();
       }
+      ahead.forEach(DecodeCeiling::await);
+    } finally {
+      decoding.shutdownNow();
     }
     return seen / ((System.nanoTime() - t0) / 1e9);
+  }
+
+  /** The worker's consumer settings that decide how it fetches (SinkRunner's consumer properties). */
+  private static Map<String, Object> consumerSettings(String bootstrapServers) {
+    return Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000",
+        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(2 << 20),
+        ConsumerConfig.RECEIVE_BUFFER_CONFIG, String.valueOf(1 << 20),
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+  }
+
+  private static void await(Future<?> decoded) {
+    try {
+      decoded.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the ceiling could not decode a record it produced", e.getCause());
+    }
   }
 
   /** {@link #measure} in a child JVM of these flags (the worker's), its output in {@code log}. */
