@@ -202,7 +202,8 @@ class FloeBenchmark {
    */
   private static CommitSpec commitSettings(BenchSize size) {
     Integer maxRecords = Integer.getInteger("floe.bench.maxRecords"); // to compare batch sizes; unset, the default
-    return size.name().equals("smoke") ? new CommitSpec("1s", maxRecords, null) : new CommitSpec(null, maxRecords, null);
+    Long maxBytes = Long.getLong("floe.bench.maxBytes");
+    return size.name().equals("smoke") ? new CommitSpec("1s", maxRecords, maxBytes) : new CommitSpec(null, maxRecords, maxBytes);
   }
 
   private static Map<String, Object> orders(EmbeddedKafka kafka, String topic, OrdersStream stream, long produced, WriteMode mode, Path dir,
