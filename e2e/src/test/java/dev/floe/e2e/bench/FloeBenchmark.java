@@ -168,8 +168,19 @@ class FloeBenchmark {
 
   /** The source's client settings: -Dfloe.bench.groupProtocol=classic|consumer names a group protocol (the worker chooses by default). */
   private static Map<String, String> sourceSettings() {
+    Map<String, String> settings = new LinkedHashMap<>(Map.of("auto.offset.reset", "earliest"));
     String protocol = System.getProperty("floe.bench.groupProtocol", "").strip();
-    return protocol.isEmpty() ? Map.of("auto.offset.reset", "earliest") : Map.of("auto.offset.reset", "earliest", "group.protocol", protocol);
+    if (!protocol.isEmpty()) {
+      settings.put("group.protocol", protocol);
+    }
+    // -Dfloe.bench.sourceSettings=key=value,key=value: Kafka consumer settings of the workers for an A/B run
+    for (String pair : System.getProperty("floe.bench.sourceSettings", "").split(",")) {
+      if (!pair.isBlank()) {
+        String[] kv = pair.strip().split("=", 2);
+        settings.put(kv[0], kv[1]);
+      }
+    }
+    return settings;
   }
 
   /**
