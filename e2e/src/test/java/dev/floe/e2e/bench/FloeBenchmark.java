@@ -177,7 +177,10 @@ class FloeBenchmark {
     for (String pair : System.getProperty("floe.bench.sourceSettings", "").split(",")) {
       if (!pair.isBlank()) {
         String[] kv = pair.strip().split("=", 2);
-        settings.put(kv[0], kv[1]);
+        if (kv.length != 2 || kv[0].isBlank()) {
+          throw new IllegalArgumentException("-Dfloe.bench.sourceSettings: expected key=value pairs separated by commas, got '" + pair + "'");
+        }
+        settings.put(kv[0].strip(), kv[1].strip());
       }
     }
     return settings;
