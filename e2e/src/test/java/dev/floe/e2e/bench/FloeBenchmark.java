@@ -109,19 +109,30 @@ class FloeBenchmark {
       // since one ceiling and one worker each moved by a fifth between minutes of the same run
       // (-Dfloe.bench.rounds=N, three by default, one in a smoke run).
       int rounds = Integer.getInteger("floe.bench.rounds", size.name().equals("smoke") ? 1 : 3);
+      // -Dfloe.bench.roundsAlternate="<worker JVM flags>": every even round's worker adds these flags, and
+      // those rounds are reported apart: an A/B of the worker within one run, each side between ceilings
+      List<String> alternate = flags(System.getProperty("floe.bench.roundsAlternate", ""));
       List<Double> ceilings = new ArrayList<>(List.of(before, after));
       Map<String, List<Double>> roundRatios = new LinkedHashMap<>();
+      Map<String, List<Long>> roundRates = new LinkedHashMap<>();
+      Map<String, List<Double>> alternateRatios = new LinkedHashMap<>();
+      Map<String, List<Long>> alternateRates = new LinkedHashMap<>();
       for (Map<String, Object> r : runs) {
         roundRatios.put((String) r.get("mode"), new ArrayList<>(List.of((double) r.get("recordsPerSecond") / decodeRate)));
+        roundRates.put((String) r.get("mode"), new ArrayList<>(List.of(Math.round((double) r.get("recordsPerSecond")))));
+        alternateRatios.put((String) r.get("mode"), new ArrayList<>());
+        alternateRates.put((String) r.get("mode"), new ArrayList<>());
       }
       for (int round = 2; ordersRun && round <= rounds; round++) {
+        boolean other = !alternate.isEmpty() && round % 2 == 0;
         for (Map<String, Object> r : runs) {
           String mode = (String) r.get("mode");
           double rate = drainAgain(kafka, topic, stream, produced, WriteMode.valueOf(mode.toUpperCase(Locale.ROOT)),
-              work.resolve(mode + "-round-" + round), size, round);
+              work.resolve(mode + "-round-" + round), size, round, other ? alternate : List.of());
           double next = DecodeCeiling.inWorkerJvm(OUT.resolve("decode-ceiling-round-" + round + "-" + mode + ".log"), workerJvm(),
               kafka.bootstrapServers(), topic, PARTITIONS, produced);
-          roundRatios.get(mode).add(rate / ((ceilings.get(ceilings.size() - 1) + next) / 2));
+          (other ? alternateRatios : roundRatios).get(mode).add(rate / ((ceilings.get(ceilings.size() - 1) + next) / 2));
+          (other ? alternateRates : roundRates).get(mode).add(Math.round(rate));
           ceilings.add(next);
         }
       }
@@ -139,8 +150,16 @@ class FloeBenchmark {
         r.put("ratioToDecodeCeilingAfter", rate / after);
         r.put("ratioToInProcessDecodeCeiling", rate / inProcess);
         List<Double> ratios = roundRatios.get((String) r.get("mode"));
+        r.put("recordsPerSecondByRound", roundRates.get((String) r.get("mode")));
         r.put("ratioToDecodeCeilingByRound", ratios);
         r.put("ratioToDecodeCeilingMedian", median(ratios));
+        if (!alternate.isEmpty()) {
+          List<Double> others = alternateRatios.get((String) r.get("mode"));
+          r.put("roundsAlternate.flags", String.join(" ", alternate));
+          r.put("roundsAlternate.recordsPerSecondByRound", alternateRates.get((String) r.get("mode")));
+          r.put("roundsAlternate.ratioToDecodeCeilingByRound", others);
+          r.put("roundsAlternate.ratioToDecodeCeilingMedian", others.isEmpty() ? null : median(others));
+        }
         table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling (median of %d rounds %5.2fx, %s)  %5.2fx of append ceiling  scan %6.2fx fresh"
                 + " (idle: %5.2fx after %.0f s, write amplification %.2f)  heap max %4d MiB (live %4d MiB)  cold start %5.1f s  %3d data + %3d delete files, %6.1f MiB"
                 + "  worker CPU %.1f s (%.2f cores), of it JIT %.1f s; GC pauses %.1f s",
@@ -151,6 +170,12 @@ class FloeBenchmark {
             r.get("coldStart.processStartToCommitSeconds"), r.get("dataFiles"), r.get("deleteFiles"),
             ((Number) r.get("tableBytes")).longValue() / 1048576.0, r.get("worker.cpuSeconds"), r.get("worker.coresBusy"),
             r.get("worker.jitCompilationSeconds"), r.get("worker.gcPauseSeconds")));
+        if (r.get("roundsAlternate.ratioToDecodeCeilingMedian") instanceof Double m) {
+          table.add(String.format(Locale.ROOT, "  %-17s with %s: median %.2fx of decode ceiling over %d rounds %s, rates %s",
+              r.get("mode"), r.get("roundsAlternate.flags"), m, alternateRatios.get((String) r.get("mode")).size(),
+              alternateRatios.get((String) r.get("mode")).stream().map(x -> String.format(Locale.ROOT, "%.2f", x)).toList(),
+              r.get("roundsAlternate.recordsPerSecondByRound")));
+        }
       }
       for (WriteMode mode : only.equals("orders") ? new WriteMode[0] : modes()) {
         Map<String, Object> c = Contest.run(work.resolve("contest-" + mode.name().toLowerCase(Locale.ROOT)), size.contestBase(), size.contestBatch(), mode);
@@ -265,12 +290,12 @@ class FloeBenchmark {
   }
 
   /** Starts a worker on {@code spec} and samples it until its table holds all {@code produced} records. */
-  private static Drain drain(SinkSpec spec, Path dir, long produced, Catalog catalog) throws Exception {
+  private static Drain drain(SinkSpec spec, Path dir, long produced, Catalog catalog, List<String> extraFlags) throws Exception {
     Path config = dir.resolve("sink.yaml");
     Files.writeString(config, SinkConfigLoader.toYaml(spec));
     int port = freePort();
     WorkerProcess worker = WorkerProcess.start(dir.resolve("worker.log"),
-        Stream.concat(workerJvm().stream(), recording(dir.resolve("worker.jfr")).stream()).toList(),
+        Stream.of(workerJvm(), extraFlags, recording(dir.resolve("worker.jfr"))).flatMap(List::stream).toList(),
         "run", "--config", config.toString(), "--port", String.valueOf(port), "--grace", "30");
     TableIdentifier id = TableIdentifier.parse(spec.table().name());
     worker.awaitLog("assigned", Duration.ofMinutes(2)); // the first poll
@@ -283,14 +308,15 @@ class FloeBenchmark {
   /**
    * One more sample of the worker's rate for the ceiling ratio: a new worker drains the whole stream
    * into a new table of {@code mode}, checked equal to the source and stopped at lag 0 (no idling, no
-   * scans, no cold starts: those are measured once, by {@link #orders}). Records per second.
+   * scans, no cold starts: those are measured once, by {@link #orders}), its JVM started with the
+   * worker's flags and {@code extraFlags}. Records per second.
    */
   private static double drainAgain(EmbeddedKafka kafka, String topic, OrdersStream stream, long produced, WriteMode mode, Path dir,
-      BenchSize size, int round) throws Exception {
+      BenchSize size, int round, List<String> extraFlags) throws Exception {
     Files.createDirectories(dir);
     SinkSpec spec = sinkSpec(kafka, topic, mode, dir, size, "floe-bench-" + mode.name().toLowerCase(Locale.ROOT) + "-" + round);
     Catalog catalog = CatalogLoader.load("floe", spec.table().catalog(), SecretResolver.fromEnvironment());
-    Drain d = drain(spec, dir, produced, catalog);
+    Drain d = drain(spec, dir, produced, catalog, extraFlags);
     assertThat(d.worker().stop()).isZero();
     checkEqualsSource(catalog.loadTable(TableIdentifier.parse(spec.table().name())), stream.rows());
     keep(dir.resolve("worker.log"), "worker-" + mode.name().toLowerCase(Locale.ROOT) + "-round-" + round + ".log");
@@ -304,7 +330,7 @@ class FloeBenchmark {
     SinkSpec spec = sinkSpec(kafka, topic, mode, dir, size, "floe-bench-" + mode.name().toLowerCase(Locale.ROOT));
     Catalog catalog = CatalogLoader.load("floe", spec.table().catalog(), SecretResolver.fromEnvironment());
     TableIdentifier id = TableIdentifier.parse(spec.table().name());
-    Drain d = drain(spec, dir, produced, catalog);
+    Drain d = drain(spec, dir, produced, catalog, List.of());
     Path config = dir.resolve("sink.yaml"); // as drain wrote it, for the cold starts
     Path jfr = dir.resolve("worker.jfr");
     WorkerProcess worker = d.worker();
@@ -408,8 +434,7 @@ class FloeBenchmark {
     int starts = Integer.getInteger("floe.bench.coldStarts", size.name().equals("smoke") ? 1 : 3);
     // -Dfloe.bench.coldStartAlternate="-Dx=y ...": every second start adds these worker flags and is
     // reported apart, an A/B of starting in one run (this machine's speed drifts between runs)
-    List<String> alternate = List.of(System.getProperty("floe.bench.coldStartAlternate", "").strip().split("\\s+")).stream()
-        .filter(f -> !f.isEmpty()).toList();
+    List<String> alternate = flags(System.getProperty("floe.bench.coldStartAlternate", ""));
     List<String> image = workerJvm(); // read from the POM once for every start
     List<Double> seconds = new ArrayList<>();
     List<Double> alternateSeconds = new ArrayList<>();
@@ -433,6 +458,11 @@ class FloeBenchmark {
       r.put("coldStart.alternateRunsSeconds", alternateSeconds);
     }
     return r;
+  }
+
+  /** JVM flags given in one property, separated by spaces. */
+  private static List<String> flags(String given) {
+    return Stream.of(given.strip().split("\\s+")).filter(f -> !f.isEmpty()).toList();
   }
 
   private static double median(List<Double> values) {
