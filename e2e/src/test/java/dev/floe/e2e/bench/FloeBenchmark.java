@@ -104,24 +104,16 @@ class FloeBenchmark {
       }
       double after = ordersRun ? DecodeCeiling.inWorkerJvm(OUT.resolve("decode-ceiling-after.log"), workerJvm(), kafka.bootstrapServers(), topic, PARTITIONS, produced) : 0;
       double decodeRate = (before + after) / 2;
-      // Further rounds, each a worker's drain followed by a ceiling: a round's ratio is its rate over the
-      // mean of the ceilings either side of it, and the median of the rounds' ratios is the goal's figure,
-      // since one ceiling and one worker each moved by a fifth between minutes of the same run
+      // Further rounds, each a worker's drain followed by a ceiling, read as CeilingRounds says
       // (-Dfloe.bench.rounds=N, three by default, one in a smoke run).
       int rounds = Integer.getInteger("floe.bench.rounds", size.name().equals("smoke") ? 1 : 3);
       // -Dfloe.bench.roundsAlternate="<worker JVM flags>": every even round's worker adds these flags, and
       // those rounds are reported apart: an A/B of the worker within one run, each side between ceilings
       List<String> alternate = flags(System.getProperty("floe.bench.roundsAlternate", ""));
       List<Double> ceilings = new ArrayList<>(List.of(before, after));
-      Map<String, List<Double>> roundRatios = new LinkedHashMap<>();
-      Map<String, List<Long>> roundRates = new LinkedHashMap<>();
-      Map<String, List<Double>> alternateRatios = new LinkedHashMap<>();
-      Map<String, List<Long>> alternateRates = new LinkedHashMap<>();
-      for (Map<String, Object> r : runs) {
-        roundRatios.put((String) r.get("mode"), new ArrayList<>(List.of((double) r.get("recordsPerSecond") / decodeRate)));
-        roundRates.put((String) r.get("mode"), new ArrayList<>(List.of(Math.round((double) r.get("recordsPerSecond")))));
-        alternateRatios.put((String) r.get("mode"), new ArrayList<>());
-        alternateRates.put((String) r.get("mode"), new ArrayList<>());
+      Map<String, CeilingRounds> roundsByMode = new LinkedHashMap<>();
+      for (Map<String, Object> r : runs) { // the first round: each mode's run with its idle, scans and cold starts
+        roundsByMode.computeIfAbsent((String) r.get("mode"), m -> new CeilingRounds()).drained((double) r.get("recordsPerSecond"), before, after, false);
       }
       for (int round = 2; ordersRun && round <= rounds; round++) {
         boolean other = !alternate.isEmpty() && round % 2 == 0;
@@ -131,8 +123,7 @@ class FloeBenchmark {
               work.resolve(mode + "-round-" + round), size, round, other ? alternate : List.of());
           double next = DecodeCeiling.inWorkerJvm(OUT.resolve("decode-ceiling-round-" + round + "-" + mode + ".log"), workerJvm(),
               kafka.bootstrapServers(), topic, PARTITIONS, produced);
-          (other ? alternateRatios : roundRatios).get(mode).add(rate / ((ceilings.get(ceilings.size() - 1) + next) / 2));
-          (other ? alternateRates : roundRates).get(mode).add(Math.round(rate));
+          roundsByMode.get(mode).drained(rate, ceilings.get(ceilings.size() - 1), next, other);
           ceilings.add(next);
         }
       }
@@ -149,32 +140,20 @@ class FloeBenchmark {
         r.put("ratioToDecodeCeilingBefore", rate / before);
         r.put("ratioToDecodeCeilingAfter", rate / after);
         r.put("ratioToInProcessDecodeCeiling", rate / inProcess);
-        List<Double> ratios = roundRatios.get((String) r.get("mode"));
-        r.put("recordsPerSecondByRound", roundRates.get((String) r.get("mode")));
-        r.put("ratioToDecodeCeilingByRound", ratios);
-        r.put("ratioToDecodeCeilingMedian", median(ratios));
-        if (!alternate.isEmpty()) {
-          List<Double> others = alternateRatios.get((String) r.get("mode"));
-          r.put("roundsAlternate.flags", String.join(" ", alternate));
-          r.put("roundsAlternate.recordsPerSecondByRound", alternateRates.get((String) r.get("mode")));
-          r.put("roundsAlternate.ratioToDecodeCeilingByRound", others);
-          r.put("roundsAlternate.ratioToDecodeCeilingMedian", others.isEmpty() ? null : median(others));
-        }
-        table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling (median of %d rounds %5.2fx, %s)  %5.2fx of append ceiling  scan %6.2fx fresh"
+        CeilingRounds modeRounds = roundsByMode.get((String) r.get("mode"));
+        r.putAll(modeRounds.report(alternate));
+        table.add(String.format(Locale.ROOT, "  %-17s %9.0f rec/s  %5.2fx of decode ceiling (%s)  %5.2fx of append ceiling  scan %6.2fx fresh"
                 + " (idle: %5.2fx after %.0f s, write amplification %.2f)  heap max %4d MiB (live %4d MiB)  cold start %5.1f s  %3d data + %3d delete files, %6.1f MiB"
                 + "  worker CPU %.1f s (%.2f cores), of it JIT %.1f s; GC pauses %.1f s",
-            r.get("mode"), r.get("recordsPerSecond"), r.get("ratioToDecodeCeiling"), ratios.size(), r.get("ratioToDecodeCeilingMedian"),
-            ratios.stream().map(x -> String.format(Locale.ROOT, "%.2f", x)).toList(), r.get("ratioToAppendCeiling"),
+            r.get("mode"), r.get("recordsPerSecond"), r.get("ratioToDecodeCeiling"), CeilingRounds.describe(modeRounds.ratios()), r.get("ratioToAppendCeiling"),
             r.get("scanRatioToFresh"), r.get("idleScanRatioToFresh"), r.get("idleSeconds"), r.get("writeAmplification"),
             ((Number) r.get("heapHighWaterBytes")).longValue() >> 20, ((Number) r.get("heapLiveAfterFullCollectionMaxBytes")).longValue() >> 20,
             r.get("coldStart.processStartToCommitSeconds"), r.get("dataFiles"), r.get("deleteFiles"),
             ((Number) r.get("tableBytes")).longValue() / 1048576.0, r.get("worker.cpuSeconds"), r.get("worker.coresBusy"),
             r.get("worker.jitCompilationSeconds"), r.get("worker.gcPauseSeconds")));
-        if (r.get("roundsAlternate.ratioToDecodeCeilingMedian") instanceof Double m) {
-          table.add(String.format(Locale.ROOT, "  %-17s with %s: median %.2fx of decode ceiling over %d rounds %s, rates %s",
-              r.get("mode"), r.get("roundsAlternate.flags"), m, alternateRatios.get((String) r.get("mode")).size(),
-              alternateRatios.get((String) r.get("mode")).stream().map(x -> String.format(Locale.ROOT, "%.2f", x)).toList(),
-              r.get("roundsAlternate.recordsPerSecondByRound")));
+        if (!modeRounds.alternateRatios().isEmpty()) {
+          table.add(String.format(Locale.ROOT, "  %-17s with %s: %s of decode ceiling, rates %s", r.get("mode"), r.get("roundsAlternate.flags"),
+              CeilingRounds.describe(modeRounds.alternateRatios()), r.get("roundsAlternate.recordsPerSecondByRound")));
         }
       }
       for (WriteMode mode : only.equals("orders") ? new WriteMode[0] : modes()) {
@@ -466,9 +445,7 @@ class FloeBenchmark {
   }
 
   private static double median(List<Double> values) {
-    List<Double> sorted = values.stream().sorted().toList();
-    int n = sorted.size();
-    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    return CeilingRounds.median(values);
   }
 
   /** One cold start: seconds from process start until the table holds {@code target} records of the topic. */
