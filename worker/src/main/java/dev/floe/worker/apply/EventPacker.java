@@ -90,11 +90,15 @@ public final class EventPacker {
     return p == null ? decoded : p;
   }
 
-  /** The event's row in table column order, as {@link TableLayout#project} makes it: made again on each call. */
+  /**
+   * The event's row in table column order, as the table's writer takes it ({@link
+   * PackedChange#valueToWrite}: values as {@link TableLayout#project} makes them, strings held as
+   * bytes as Avro's {@code Utf8}): made again on each call.
+   */
   public Object[] row(PackedChange p) {
     Object[] row = new Object[layout.columnCount()];
     for (int i = 0; i < slots.width(); i++) {
-      row[i] = p.value(i);
+      row[i] = p.valueToWrite(i);
     }
     if (lsnPosition >= 0 && p.lsnOrNone() != ChangeEvent.NO_LSN) {
       row[lsnPosition] = p.lsnOrNone();

@@ -3,16 +3,20 @@ package dev.floe.worker.decode;
 import dev.floe.worker.fold.Unchanged;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
+import java.nio.charset.StandardCharsets;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.List;
+import org.apache.avro.util.Utf8;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
  * A decoded upsert or delete held without an object per value: its numbers (integers, doubles,
- * decimals of up to 18 digits, timestamps) unboxed in a {@code long[]}, its other values (strings,
- * dates, booleans, ... shared where the decoder shares them) in an {@code Object[]}, its key of
- * one integer column as a {@code long}. A batch holds every event it decoded until it commits, and
+ * decimals of up to 18 digits, timestamps) unboxed in a {@code long[]}, the UTF-8 bytes of its
+ * strings in a shared {@link Text} array (a string the decoder found repeated, or a long one, stays
+ * the shared or large object it is), its other values (dates, booleans, ...) in an {@code Object[]},
+ * its key of one integer column as a {@code long}. A batch holds every event it decoded until it commits, and
  * the collector copies each object held once more at the young collection it survives: a {@link
  * ChangeEvent} of an {@code orders} record is six objects beside its record (~230 B), this is one
  * (~90 B with its share of a chunk). The arrays are a decoding thread's {@link Chunk}s, shared by
@@ -93,6 +97,14 @@ public final class PackedChange implements Decoded {
     if ((nulls & (1L << position)) != 0) {
       return null;
     }
+    if (kind == Slots.STRING) {
+      Object o = chunk.objects[base + slot];
+      if (o instanceof byte[] text) {
+        long at = chunk.numbers[base + slots.textSlot[position]];
+        return new String(text, Text.offset(at), Text.length(at), StandardCharsets.UTF_8);
+      }
+      return o;
+    }
     long n = chunk.numbers[base + slot];
     return switch (kind) {
       case Slots.LONG -> n;
@@ -102,6 +114,21 @@ public final class PackedChange implements Decoded {
       case Slots.TIMESTAMP -> SharedDates.timestampFromMicros(n);
       default -> throw new IllegalStateException("kind " + kind);
     };
+  }
+
+  /**
+   * The value at a position as the table's writer takes it: {@link #value}, except that a string
+   * held as bytes comes as Avro's {@link Utf8} over a copy of them, which Iceberg's Parquet writer
+   * writes as they are instead of encoding the text again.
+   */
+  public Object valueToWrite(int position) {
+    if (slots.kinds[position] == Slots.STRING && (nulls & (1L << position)) == 0
+        && chunk.objects[base + slots.slot[position]] instanceof byte[] text) {
+      long at = chunk.numbers[base + slots.textSlot[position]];
+      int from = Text.offset(at);
+      return new Utf8(Arrays.copyOfRange(text, from, from + Text.length(at)));
+    }
+    return value(position);
   }
 
   /** The key's value as the decoder gave it (a {@code Long} or an {@code Integer}). */
@@ -126,10 +153,19 @@ public final class PackedChange implements Decoded {
     static final byte DOUBLE = 3;
     static final byte DECIMAL = 4;
     static final byte TIMESTAMP = 5;
+    /**
+     * A string column: its object slot holds the {@link Text} array its UTF-8 bytes are in (where
+     * in it is in its number slot, {@link #textSlot}), or the string itself when it is not held as
+     * bytes.
+     */
+    static final byte STRING = 6;
 
     private final byte[] kinds;
     private final int[] scale;
+    /** Per position: its number slot, or its object slot (objects and strings). */
     private final int[] slot;
+    /** Per string position: the number slot that says where its bytes are in their {@link Text}. */
+    private final int[] textSlot;
     /** Slots an event takes in a chunk: the wider of its number and object counts (both arrays share one base). */
     private final int chunkSlots;
     private final int keyPosition;
@@ -140,10 +176,14 @@ public final class PackedChange implements Decoded {
       this.kinds = kinds;
       this.scale = scale;
       this.slot = new int[kinds.length];
+      this.textSlot = new int[kinds.length];
       int numbers = 0;
       int objects = 0;
       for (int i = 0; i < kinds.length; i++) {
-        slot[i] = kinds[i] == OBJECT ? objects++ : numbers++;
+        slot[i] = kinds[i] == OBJECT || kinds[i] == STRING ? objects++ : numbers++;
+        if (kinds[i] == STRING) {
+          textSlot[i] = numbers++;
+        }
       }
       this.chunkSlots = Math.max(numbers, objects);
       this.keyPosition = keyPosition;
@@ -166,6 +206,7 @@ public final class PackedChange implements Decoded {
           case DOUBLE -> DOUBLE;
           case DECIMAL -> ((Types.DecimalType) t).precision() <= 18 ? DECIMAL : OBJECT;
           case TIMESTAMP -> ((Types.TimestampType) t).shouldAdjustToUTC() ? OBJECT : TIMESTAMP;
+          case STRING -> Slots.STRING;
           default -> OBJECT;
         };
         if (kinds[i] == DECIMAL) {
@@ -227,6 +268,13 @@ public final class PackedChange implements Decoded {
           nulls |= 1L << i;
           continue;
         }
+        if (kinds[i] == STRING) {
+          if (v instanceof byte[]) {
+            return null; // not a string column's value; and the slot tells bytes held by their array
+          }
+          objects[s] = v instanceof String text && !SharedStrings.repeated(text) ? Text.hold(text, numbers, base + textSlot[i]) : v;
+          continue;
+        }
         switch (kinds[i]) {
           case LONG -> {
             if (!(v instanceof Long l)) {
@@ -281,6 +329,83 @@ public final class PackedChange implements Decoded {
     @Override
     public String toString() {
       return "Slots" + java.util.Arrays.toString(kinds) + " key@" + keyPosition;
+    }
+  }
+
+  /**
+   * The UTF-8 bytes of strings a thread packs, one string after another in one array: a string of
+   * its own is two objects (the {@code String} and its array) that the collector copies at the young
+   * collection a held event survives, where the bytes in a shared array are part of one large copy.
+   * Like a {@link Chunk}, written only by the thread that packs into it and read once its events are
+   * handed over; it rolls over on its own (events hold the array they took), so text-heavy rows do
+   * not leave a chunk's slots unused.
+   */
+  static final class Text {
+    /** Bytes per array: ~4,000 {@code orders} customer names. */
+    static final int BYTES = 64 * 1024;
+    /** Longer strings stay strings: their two objects are little beside their bytes. */
+    static final int MAX_BYTES = 1024;
+    private static final ThreadLocal<Text> CURRENT = new ThreadLocal<>();
+
+    final byte[] bytes = new byte[BYTES];
+    /** Bytes taken; the packing thread's alone. */
+    int used;
+
+    /**
+     * Where {@code s} is held: its bytes copied into the calling thread's array, their place written
+     * to {@code numbers[at]}, and that array returned; or {@code s} itself when it is too long, or
+     * not text UTF-8 holds as it is (a lone surrogate).
+     */
+    static Object hold(String s, long[] numbers, int at) {
+      byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+      if (utf8.length > MAX_BYTES || (mayHaveReplaced(utf8, s) && !pairedSurrogates(s))) {
+        return s;
+      }
+      Text t = CURRENT.get();
+      if (t == null || t.used + utf8.length > BYTES) {
+        t = new Text();
+        CURRENT.set(t);
+      }
+      System.arraycopy(utf8, 0, t.bytes, t.used, utf8.length);
+      numbers[at] = (long) t.used << 32 | utf8.length;
+      t.used += utf8.length;
+      return t.bytes;
+    }
+
+    static int offset(long at) {
+      return (int) (at >>> 32);
+    }
+
+    static int length(long at) {
+      return (int) at;
+    }
+
+    /**
+     * Whether the encoder may have put a '?' for a lone surrogate: as many bytes as chars and no
+     * '?' among them is ASCII text, encoded as it is.
+     */
+    private static boolean mayHaveReplaced(byte[] utf8, String s) {
+      if (utf8.length != s.length()) {
+        return true;
+      }
+      for (byte b : utf8) {
+        if (b == '?') {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private static boolean pairedSurrogates(String s) {
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+        } else if (Character.isSurrogate(c)) {
+          return false;
+        }
+      }
+      return true;
     }
   }
 

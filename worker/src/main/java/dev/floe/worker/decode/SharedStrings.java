@@ -21,6 +21,13 @@ final class SharedStrings {
    * comparison decides, and a mismatch merely misses a share.
    */
   private static final int[] HASH = new int[SLOTS];
+  /**
+   * Whether each slot's string was handed out for an equal one decoded after it: a value that
+   * repeats (a status, a city) is held as this one shared instance, while one met once (a name) is
+   * better held as bytes ({@link PackedChange}). Written apart from its slot as the hash is, so a
+   * reader may be told wrong: that only chooses the other way of holding the same value.
+   */
+  private static final boolean[] REPEATED = new boolean[SLOTS];
 
   private SharedStrings() {}
 
@@ -34,11 +41,25 @@ final class SharedStrings {
     if (HASH[i] == h) {
       String held = SLOT[i];
       if (held != null && s.equals(held)) {
+        if (!REPEATED[i]) {
+          REPEATED[i] = true;
+        }
         return held;
       }
     }
     SLOT[i] = s;
     HASH[i] = h;
+    REPEATED[i] = false;
     return s;
+  }
+
+  /** Whether {@code s} is the instance {@link #shared} holds for its value, and has handed it out again since it took it. */
+  static boolean repeated(String s) {
+    if (s.length() > MAX_LENGTH) {
+      return false;
+    }
+    int h = s.hashCode();
+    int i = (h ^ (h >>> 14)) & (SLOTS - 1);
+    return SLOT[i] == s && REPEATED[i];
   }
 }

@@ -134,6 +134,65 @@ class PackedChangeTest {
     }
   }
 
+  @Test
+  void stringsHeldAsBytesComeBackAsEqualStringsAndAsTheirUtf8ToWrite() {
+    // given names met once (held as bytes), one of them not ASCII, and a value decoded again (held shared)
+    String repeated = SharedStrings.shared(new String("city-packed".toCharArray()));
+    repeated = SharedStrings.shared(new String("city-packed".toCharArray()));
+    // (each other name a new instance, as a decoder makes it: a literal may be the instance another test had shared)
+    String[] names = {new String("customer-1".toCharArray()), new String("Łódź €\uD83D\uDE00".toCharArray()), repeated,
+        new String(new char[0])};
+    for (String name : names) {
+      Object[] values = {42L, 7, 0.25, new BigDecimal("1.00"), LocalDateTime.of(2026, 1, 1, 0, 0), name, null, null};
+
+      // when packed
+      PackedChange packed = SLOTS.pack(upsert(values));
+
+      // then the event gives the text back, and the writer gets its UTF-8 bytes as they are
+      assertThat(packed.values()).containsExactly(values);
+      assertThat(packed.valueToWrite(5)).hasToString(name);
+      if (name == repeated) {
+        assertThat(packed.value(5)).isSameAs(repeated);
+      } else {
+        assertThat(packed.valueToWrite(5)).isInstanceOf(org.apache.avro.util.Utf8.class);
+        assertThat(((org.apache.avro.util.Utf8) packed.valueToWrite(5)).getBytes()).isEqualTo(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  @Test
+  void textUtf8CannotHoldOrTooLongToShareStaysTheStringItWas() {
+    String lone = "broken \uD800 surrogate";
+    String longText = "x".repeat(PackedChange.Text.MAX_BYTES + 1);
+    for (String text : List.of(lone, longText)) {
+      PackedChange packed = SLOTS.pack(upsert(new Object[] {42L, 7, 0.25, new BigDecimal("1.00"), LocalDateTime.of(2026, 1, 1, 0, 0), text, null, null}));
+
+      assertThat(packed.value(5)).isSameAs(text);
+      assertThat(packed.valueToWrite(5)).isSameAs(text);
+    }
+  }
+
+  @Test
+  void stringsKeepTheirValuesAcrossTextArrays() {
+    // given strings that fill several text arrays, some null, between events refused after their text was held
+    List<PackedChange> packed = new java.util.ArrayList<>();
+    List<Object[]> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < 3 * PackedChange.Text.BYTES / 200; i++) {
+      String text = i % 7 == 0 ? null : (i + "-").repeat(1 + i % 60);
+      Object[] values = {(long) i, i, 0.5, BigDecimal.valueOf(i, 2), LocalDateTime.of(2026, 1, 1, 0, 0), text, null, null};
+      if (i % 5 == 4) {
+        assertThat(SLOTS.pack(upsert(with(values, 4, LocalDateTime.of(2026, 1, 1, 0, 0, 0, 1))))).isNull();
+      }
+      packed.add(SLOTS.pack(new ChangeEvent(Op.UPSERT, Map.of("id", (long) i), SCHEMA, values, 1L, RECORD)));
+      expected.add(values);
+    }
+
+    // then each event gives back its own text
+    for (int i = 0; i < packed.size(); i++) {
+      assertThat(packed.get(i).values()).as("event %d", i).containsExactly(expected.get(i));
+    }
+  }
+
   private static ChangeEvent upsertOf(long id) {
     Object[] values = {id, (int) (id % 1000), id / 4.0, BigDecimal.valueOf(id, 2), LocalDateTime.of(2026, 1, 1, 0, 0).plusSeconds(id),
         "n" + id, null, null};

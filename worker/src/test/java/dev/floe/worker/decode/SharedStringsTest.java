@@ -44,4 +44,18 @@ class SharedStringsTest {
 
     assertThat(SharedStrings.shared(new String(text.toCharArray()))).isNotSameAs(SharedStrings.shared(new String(text.toCharArray())));
   }
+
+  @Test
+  void aValueIsRepeatedOnlyOnceItWasDecodedAgain() {
+    // given a value decoded once
+    String first = SharedStrings.shared(new String("status-repeated".toCharArray()));
+    assertThat(SharedStrings.repeated(first)).as("met once").isFalse();
+
+    // when it is decoded again
+    String again = SharedStrings.shared(new String("status-repeated".toCharArray()));
+
+    // then the held instance counts as repeated, an equal instance of its own does not
+    assertThat(SharedStrings.repeated(again)).isTrue();
+    assertThat(SharedStrings.repeated(new String("status-repeated".toCharArray()))).isFalse();
+  }
 }
