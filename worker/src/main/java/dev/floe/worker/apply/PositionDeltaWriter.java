@@ -65,7 +65,7 @@ public final class PositionDeltaWriter {
       }
     }
     Arrays.sort(places, 0, n);
-    List<PrimaryKeyIndex.Location> targets = new ArrayList<>(n);
+    Targets targets = new Targets(new DataFile[n], new long[n]);
     Set<String> referenced = new HashSet<>();
     DataFile file = null;
     for (int i = 0; i < n; i++) {
@@ -77,10 +77,10 @@ public final class PositionDeltaWriter {
         file = f;
         referenced.add(f.location());
       }
-      targets.add(new PrimaryKeyIndex.Location(f, PrimaryKeyIndex.position(places[i])));
+      targets.add(f, PrimaryKeyIndex.position(places[i]));
     }
     // the deletes on another core while this one writes the rows: they do not depend on each other
-    CompletableFuture<DeleteWriteResult> writingDeletes = targets.isEmpty()
+    CompletableFuture<DeleteWriteResult> writingDeletes = targets.count == 0
         ? CompletableFuture.completedFuture(null)
         : CompletableFuture.supplyAsync(() -> writeDeletes(table, targets, referenced, baseSnapshot));
     EqualityDeltaWriter.Rows dataFiles;
@@ -109,7 +109,28 @@ public final class PositionDeltaWriter {
     return new EqualityDeltaWriter.Written(dataFiles, deleteFiles, replaced, referenced);
   }
 
-  private static DeleteWriteResult writeDeletes(Table table, List<PrimaryKeyIndex.Location> targets, Set<String> dataFiles, long baseSnapshot) {
+  /**
+   * The stored rows to delete, in file and position order: a file and a position per row side by
+   * side in two arrays, not an object per row, since the deletes of a batch are written while the
+   * collector may run (hundreds of thousands of rows a batch).
+   */
+  private static final class Targets {
+    private final DataFile[] files;
+    private final long[] positions;
+    private int count;
+
+    private Targets(DataFile[] files, long[] positions) {
+      this.files = files;
+      this.positions = positions;
+    }
+
+    private void add(DataFile file, long position) {
+      files[count] = file;
+      positions[count++] = position;
+    }
+  }
+
+  private static DeleteWriteResult writeDeletes(Table table, Targets targets, Set<String> dataFiles, long baseSnapshot) {
     if (formatVersion(table) >= 3) {
       OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
           .format(FileFormat.PUFFIN).operationId(UUID.randomUUID().toString()).build();
@@ -118,7 +139,7 @@ public final class PositionDeltaWriter {
     return writePositionDeletes(table, targets);
   }
 
-  private static DeleteWriteResult writeVectors(Table table, List<PrimaryKeyIndex.Location> targets, OutputFileFactory files,
+  private static DeleteWriteResult writeVectors(Table table, Targets targets, OutputFileFactory files,
       Map<String, List<DeleteFile>> previous) {
     BaseDeleteLoader loader = new BaseDeleteLoader(d -> table.io().newInputFile(d.location(), d.fileSizeInBytes()));
     BaseDVFileWriter writer = new BaseDVFileWriter(files, path -> {
@@ -126,8 +147,9 @@ public final class PositionDeltaWriter {
       return dvs == null ? null : loader.loadPositionDeletes(dvs, path);
     });
     try (writer) {
-      for (PrimaryKeyIndex.Location t : targets) {
-        writer.delete(t.file().location(), t.position(), table.specs().get(t.file().specId()), t.file().partition());
+      for (int i = 0; i < targets.count; i++) {
+        DataFile f = targets.files[i];
+        writer.delete(f.location(), targets.positions[i], table.specs().get(f.specId()), f.partition());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -135,7 +157,7 @@ public final class PositionDeltaWriter {
     return writer.result();
   }
 
-  private static DeleteWriteResult writePositionDeletes(Table table, List<PrimaryKeyIndex.Location> targets) {
+  private static DeleteWriteResult writePositionDeletes(Table table, Targets targets) {
     GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
     OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
         .format(FileFormat.PARQUET).operationId(UUID.randomUUID().toString()).build();
@@ -145,9 +167,10 @@ public final class PositionDeltaWriter {
     FanoutPositionOnlyDeleteWriter<Record> writer =
         new FanoutPositionOnlyDeleteWriter<>(factory, files, table.io(), targetSize, DeleteGranularity.FILE);
     try (writer) {
-      for (PrimaryKeyIndex.Location t : targets) {
-        PositionDelete<Record> delete = PositionDelete.create();
-        writer.write(delete.set(t.file().location(), t.position()), table.specs().get(t.file().specId()), t.file().partition());
+      PositionDelete<Record> delete = PositionDelete.create(); // the writer copies what it keeps of each
+      for (int i = 0; i < targets.count; i++) {
+        DataFile f = targets.files[i];
+        writer.write(delete.set(f.location(), targets.positions[i]), table.specs().get(f.specId()), f.partition());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -59,7 +59,7 @@ public final class AvroChangeDecoder implements ChangeDecoder {
 
   private Decoded decodeOrThrow(RawRecord record) {
     if (record.value() == null) {
-      return new Decoded.Skip(record, "tombstone");
+      return Decoded.Skip.TOMBSTONE;
     }
     if (record.value().length == 0) {
       throw new DecodeException("value is empty (0 bytes): not a change event, and not a tombstone (a tombstone's value is null)");

@@ -129,7 +129,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
 
   private Decoded decodeOrThrow(RawRecord record, Schema tableSchema) {
     if (record.valueIsNull()) {
-      return new Decoded.Skip(record, "tombstone");
+      return Decoded.Skip.TOMBSTONE;
     }
     if (record.valueLength() == 0) {
       // A Kafka tombstone is a null value; an empty one is something else, and must be counted.
@@ -144,7 +144,7 @@ public final class DebeziumDecoder implements ChangeDecoder {
     Envelope envelope = envelope(record.value(), scanEnvelopes);
     JsonNode payload = envelope.payload();
     if (payload == null || payload.isNull()) {
-      return new Decoded.Skip(record, "tombstone");
+      return Decoded.Skip.TOMBSTONE;
     }
     JsonNode opNode = payload.get("op");
     if (opNode == null || !opNode.isTextual()) {

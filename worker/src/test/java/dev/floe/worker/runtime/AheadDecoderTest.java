@@ -29,7 +29,7 @@ class AheadDecoderTest {
     try (AheadDecoder<String> decoder = new AheadDecoder<>("test", (table, r) -> {
       Latches.await(decoding);
       decoded.add(r.offset());
-      return new Decoded.Skip(r, "decoded in the test");
+      return new Decoded.Skip("decoded in the test");
     })) {
       List<RawRecord> first = polled(0, 3);
       decoder.submit(Map.of("t", first));
@@ -81,7 +81,7 @@ class AheadDecoderTest {
       threads.add(Thread.currentThread().getName());
       decodes.incrementAndGet();
       decoded.add(r.offset());
-      return new Decoded.Skip(r, "decoded in the test");
+      return new Decoded.Skip("decoded in the test");
     }, 2)) {
       // when five polls of two tables are submitted and the batch is handed over
       for (int p = 0; p < 5; p++) {

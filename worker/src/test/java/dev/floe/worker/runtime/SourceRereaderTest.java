@@ -78,7 +78,7 @@ class SourceRereaderTest {
   /** The record as the decoding thread leaves it: its decode kept, its bytes gone. */
   private static RawRecord released(RawRecord r) {
     RawRecord copy = r.withBytes(r.key(), r.value());
-    copy.keepDecoded(new Decoded.Skip(copy, "decoded ahead"));
+    copy.keepDecoded(new Decoded.Skip("decoded ahead"));
     assertThat(copy.bytesReleased()).isTrue();
     return copy;
   }
