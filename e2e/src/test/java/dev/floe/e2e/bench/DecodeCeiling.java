@@ -78,13 +78,11 @@ final class DecodeCeiling {
     return seen / ((System.nanoTime() - t0) / 1e9);
   }
 
-  /** The worker's consumer settings that decide how it fetches (SinkRunner's consumer properties). */
+  /** The worker's consumer settings that decide how it fetches. */
   private static Map<String, Object> consumerSettings(String bootstrapServers) {
-    return Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000",
-        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(2 << 20),
-        ConsumerConfig.RECEIVE_BUFFER_CONFIG, String.valueOf(1 << 20),
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    Map<String, Object> settings = new java.util.HashMap<>(dev.floe.worker.runtime.KafkaClientSettings.fetching());
+    settings.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    return settings;
   }
 
   private static void await(Future<?> decoded) {

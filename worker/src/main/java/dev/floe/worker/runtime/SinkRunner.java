@@ -985,20 +985,10 @@ public final class SinkRunner implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.source().groupId());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-    // A sink reads a backlog as fast as it can: Debezium's JSON records are ~2-3 KB, so Kafka's
-    // 1 MiB per partition and 64 KiB socket buffer made the polling thread wait on round trips.
-    // Not more per partition: a fetch response is one array, alive until its last record is
-    // polled, and the collector copies it whole at every young collection meanwhile (8 MiB per
-    // partition made 32 MiB responses a seventh of what a worker's collector copied).
-    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(2 << 20));
-    p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, String.valueOf(1 << 20));
+    p.putAll(KafkaClientSettings.fetching());
     // A sink reads topics, it never makes them: a deleted source topic must not come back empty
     // (with the broker's default partitions) just because the worker asked for its metadata.
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-    // Debezium under Kafka Connect with exactly-once source support writes transactions: never
-    // apply an aborted record.
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "floe-" + spec.sinkId());
     if (instance != null && !instance.isBlank()) {
       // Static membership: a worker restarted under the same id (a container restart keeps the pod
