@@ -18,11 +18,18 @@ final class CeilingRounds {
   private final List<Double> ratios = new ArrayList<>();
   private final List<Long> alternateRates = new ArrayList<>();
   private final List<Double> alternateRatios = new ArrayList<>();
+  /** What each drain's worker used from its first poll to lag 0: where a round's seconds went. */
+  private final List<Sampler.Usage> used = new ArrayList<>();
+  private final List<Sampler.Usage> alternateUsed = new ArrayList<>();
 
-  /** A drain at {@code rate} records per second, between ceilings measured at {@code before} and {@code after}. */
-  void drained(double rate, double before, double after, boolean alternate) {
+  /**
+   * A drain at {@code rate} records per second, between ceilings measured at {@code before} and
+   * {@code after}, its worker having used {@code usage}.
+   */
+  void drained(double rate, double before, double after, boolean alternate, Sampler.Usage usage) {
     (alternate ? alternateRates : rates).add(Math.round(rate));
     (alternate ? alternateRatios : ratios).add(rate / ((before + after) / 2));
+    (alternate ? alternateUsed : used).add(usage);
   }
 
   List<Double> ratios() {
@@ -43,13 +50,25 @@ final class CeilingRounds {
     r.put("recordsPerSecondByRound", rates);
     r.put("ratioToDecodeCeilingByRound", ratios);
     r.put("ratioToDecodeCeilingMedian", median(ratios));
+    putUsage(r, "", used);
     if (!alternateFlags.isEmpty()) {
       r.put("roundsAlternate.flags", String.join(" ", alternateFlags));
       r.put("roundsAlternate.recordsPerSecondByRound", alternateRates);
       r.put("roundsAlternate.ratioToDecodeCeilingByRound", alternateRatios);
       r.put("roundsAlternate.ratioToDecodeCeilingMedian", alternateRatios.isEmpty() ? null : median(alternateRatios));
+      putUsage(r, "roundsAlternate.", alternateUsed);
     }
     return r;
+  }
+
+  private static void putUsage(Map<String, Object> r, String prefix, List<Sampler.Usage> used) {
+    r.put(prefix + "worker.cpuSecondsByRound", used.stream().map(u -> round2(u.cpuSeconds())).toList());
+    r.put(prefix + "worker.gcPauseSecondsByRound", used.stream().map(u -> round2(u.gcPauseSeconds())).toList());
+    r.put(prefix + "worker.jitCompilationSecondsByRound", used.stream().map(u -> round2(u.compilationSeconds())).toList());
+  }
+
+  private static double round2(double x) {
+    return Math.round(x * 100) / 100.0;
   }
 
   /** "median of N rounds M.MMx, [r1, r2, ...]" for the printed table. */

@@ -9,13 +9,15 @@ import org.junit.jupiter.api.Test;
 
 /** The ceiling ratio in rounds: each drain against the ceilings either side of it, the median read, an A/B kept apart. */
 class CeilingRoundsTest {
+  private static final Sampler.Usage USED = new Sampler.Usage(60, 14, 6);
+
   @Test
   void aRoundIsReadAgainstTheMeanOfTheCeilingsEitherSideOfIt() {
     // given a drain at 280k rec/s between ceilings of 300k and 500k
     CeilingRounds rounds = new CeilingRounds();
 
     // when it is recorded
-    rounds.drained(280_000, 300_000, 500_000, false);
+    rounds.drained(280_000, 300_000, 500_000, false, USED);
 
     // then its ratio is to 400k, not to either end
     assertThat(rounds.ratios()).singleElement().satisfies(r -> assertThat(r).isCloseTo(0.70, within(1e-9)));
@@ -25,9 +27,9 @@ class CeilingRoundsTest {
   void theMedianOfTheRoundsIsTheFigureAndOneFastMinuteDoesNotMoveIt() {
     // given three drains against the ceilings measured around each, one of them in a fast minute
     CeilingRounds rounds = new CeilingRounds();
-    rounds.drained(263_600, 269_000, 453_000, false); // 0.73
-    rounds.drained(272_000, 453_000, 444_000, false); // 0.61
-    rounds.drained(214_000, 444_000, 332_000, false); // 0.55
+    rounds.drained(263_600, 269_000, 453_000, false, USED); // 0.73
+    rounds.drained(272_000, 453_000, 444_000, false, USED); // 0.61
+    rounds.drained(214_000, 444_000, 332_000, false, USED); // 0.55
 
     // then the median is the middle round
     assertThat(rounds.median()).isCloseTo(0.606, within(0.001));
@@ -43,9 +45,9 @@ class CeilingRoundsTest {
   void anAlternateWorkersRoundsAreReportedApart() {
     // given base and alternate drains, as -Dfloe.bench.roundsAlternate interleaves them
     CeilingRounds rounds = new CeilingRounds();
-    rounds.drained(300_000, 400_000, 400_000, false);
-    rounds.drained(320_000, 400_000, 400_000, true);
-    rounds.drained(280_000, 400_000, 400_000, false);
+    rounds.drained(300_000, 400_000, 400_000, false, USED);
+    rounds.drained(320_000, 400_000, 400_000, true, USED);
+    rounds.drained(280_000, 400_000, 400_000, false, USED);
 
     // when reported with the alternate's flags
     Map<String, Object> report = rounds.report(List.of("-Dx=y"));
@@ -57,5 +59,22 @@ class CeilingRoundsTest {
     assertThat((double) report.get("ratioToDecodeCeilingMedian")).isCloseTo(0.725, within(1e-9));
     assertThat((double) report.get("roundsAlternate.ratioToDecodeCeilingMedian")).isCloseTo(0.80, within(1e-9));
     assertThat(rounds.report(List.of())).doesNotContainKey("roundsAlternate.flags");
+  }
+
+  @Test
+  void eachRoundReportsWhatItsWorkerUsed() {
+    // given a base and an alternate drain whose workers used different CPU and pauses
+    CeilingRounds rounds = new CeilingRounds();
+    rounds.drained(300_000, 400_000, 400_000, false, new Sampler.Usage(56.204, 13.1, 5.189));
+    rounds.drained(290_000, 400_000, 400_000, true, new Sampler.Usage(61.0, 14.0, 6.8));
+
+    // when reported
+    Map<String, Object> report = rounds.report(List.of("-Dx=y"));
+
+    // then each side lists its own workers' CPU, collector pauses and compilation, round by round
+    assertThat(report).containsEntry("worker.cpuSecondsByRound", List.of(56.2))
+        .containsEntry("worker.gcPauseSecondsByRound", List.of(5.19))
+        .containsEntry("worker.jitCompilationSecondsByRound", List.of(13.1))
+        .containsEntry("roundsAlternate.worker.gcPauseSecondsByRound", List.of(6.8));
   }
 }

@@ -113,17 +113,18 @@ class FloeBenchmark {
       List<Double> ceilings = new ArrayList<>(List.of(before, after));
       Map<String, CeilingRounds> roundsByMode = new LinkedHashMap<>();
       for (Map<String, Object> r : runs) { // the first round: each mode's run with its idle, scans and cold starts
-        roundsByMode.computeIfAbsent((String) r.get("mode"), m -> new CeilingRounds()).drained((double) r.get("recordsPerSecond"), before, after, false);
+        roundsByMode.computeIfAbsent((String) r.get("mode"), m -> new CeilingRounds()).drained((double) r.get("recordsPerSecond"), before, after, false,
+            new Sampler.Usage((double) r.get("worker.cpuSeconds"), (double) r.get("worker.jitCompilationSeconds"), (double) r.get("worker.gcPauseSeconds")));
       }
       for (int round = 2; ordersRun && round <= rounds; round++) {
         boolean other = !alternate.isEmpty() && round % 2 == 0;
         for (Map<String, Object> r : runs) {
           String mode = (String) r.get("mode");
-          double rate = drainAgain(kafka, topic, stream, produced, WriteMode.valueOf(mode.toUpperCase(Locale.ROOT)),
+          Drain d = drainAgain(kafka, topic, stream, produced, WriteMode.valueOf(mode.toUpperCase(Locale.ROOT)),
               work.resolve(mode + "-round-" + round), size, round, other ? alternate : List.of());
           double next = DecodeCeiling.inWorkerJvm(OUT.resolve("decode-ceiling-round-" + round + "-" + mode + ".log"), workerJvm(),
               kafka.bootstrapServers(), topic, PARTITIONS, produced);
-          roundsByMode.get(mode).drained(rate, ceilings.get(ceilings.size() - 1), next, other);
+          roundsByMode.get(mode).drained(produced / d.seconds(), ceilings.get(ceilings.size() - 1), next, other, d.used());
           ceilings.add(next);
         }
       }
@@ -288,9 +289,9 @@ class FloeBenchmark {
    * One more sample of the worker's rate for the ceiling ratio: a new worker drains the whole stream
    * into a new table of {@code mode}, checked equal to the source and stopped at lag 0 (no idling, no
    * scans, no cold starts: those are measured once, by {@link #orders}), its JVM started with the
-   * worker's flags and {@code extraFlags}. Records per second.
+   * worker's flags and {@code extraFlags}. The drain, its worker stopped.
    */
-  private static double drainAgain(EmbeddedKafka kafka, String topic, OrdersStream stream, long produced, WriteMode mode, Path dir,
+  private static Drain drainAgain(EmbeddedKafka kafka, String topic, OrdersStream stream, long produced, WriteMode mode, Path dir,
       BenchSize size, int round, List<String> extraFlags) throws Exception {
     Files.createDirectories(dir);
     SinkSpec spec = sinkSpec(kafka, topic, mode, dir, size, "floe-bench-" + mode.name().toLowerCase(Locale.ROOT) + "-" + round);
@@ -300,7 +301,7 @@ class FloeBenchmark {
     checkEqualsSource(catalog.loadTable(TableIdentifier.parse(spec.table().name())), stream.rows());
     keep(dir.resolve("worker.log"), "worker-" + mode.name().toLowerCase(Locale.ROOT) + "-round-" + round + ".log");
     TempDirs.delete(dir); // ~120 MB of warehouse at full size
-    return produced / d.seconds();
+    return d;
   }
 
   private static Map<String, Object> orders(EmbeddedKafka kafka, String topic, OrdersStream stream, long produced, WriteMode mode, Path dir,
