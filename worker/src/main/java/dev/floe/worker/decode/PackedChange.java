@@ -2,8 +2,8 @@ package dev.floe.worker.decode;
 
 import dev.floe.worker.fold.Unchanged;
 import java.math.BigDecimal;
-import java.time.LocalDateTime;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
