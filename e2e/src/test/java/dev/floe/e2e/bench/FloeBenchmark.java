@@ -430,11 +430,11 @@ class FloeBenchmark {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("coldStart.backlogRecords", backlogs);
     r.put("coldStart.rowsInTable", stream.rows().size());
-    r.put("coldStart.processStartToCommitSeconds", median(seconds));
+    r.put("coldStart.processStartToCommitSeconds", CeilingRounds.median(seconds));
     r.put("coldStart.runsSeconds", seconds);
     if (!alternate.isEmpty()) {
       r.put("coldStart.alternateFlags", String.join(" ", alternate));
-      r.put("coldStart.alternateProcessStartToCommitSeconds", alternateSeconds.isEmpty() ? null : median(alternateSeconds));
+      r.put("coldStart.alternateProcessStartToCommitSeconds", alternateSeconds.isEmpty() ? null : CeilingRounds.median(alternateSeconds));
       r.put("coldStart.alternateRunsSeconds", alternateSeconds);
     }
     return r;
@@ -443,10 +443,6 @@ class FloeBenchmark {
   /** JVM flags given in one property, separated by spaces. */
   private static List<String> flags(String given) {
     return Stream.of(given.strip().split("\\s+")).filter(f -> !f.isEmpty()).toList();
-  }
-
-  private static double median(List<Double> values) {
-    return CeilingRounds.median(values);
   }
 
   /** One cold start: seconds from process start until the table holds {@code target} records of the topic. */

@@ -100,7 +100,7 @@ public final class PackedChange implements Decoded {
     if (kind == Slots.STRING) {
       Object o = chunk.objects[base + slot];
       if (o instanceof byte[] text) {
-        long at = chunk.numbers[base + slots.textSlot[position]];
+        long at = textAt(position);
         return new String(text, Text.offset(at), Text.length(at), StandardCharsets.UTF_8);
       }
       return o;
@@ -124,11 +124,16 @@ public final class PackedChange implements Decoded {
   public Object valueToWrite(int position) {
     if (slots.kinds[position] == Slots.STRING && (nulls & (1L << position)) == 0
         && chunk.objects[base + slots.slot[position]] instanceof byte[] text) {
-      long at = chunk.numbers[base + slots.textSlot[position]];
+      long at = textAt(position);
       int from = Text.offset(at);
       return new Utf8(Arrays.copyOfRange(text, from, from + Text.length(at)));
     }
     return value(position);
+  }
+
+  /** Where the bytes of the string at a position are in its {@link Text} array. */
+  private long textAt(int position) {
+    return chunk.numbers[base + slots.textSlot[position]];
   }
 
   /** The key's value as the decoder gave it (a {@code Long} or an {@code Integer}). */
@@ -358,7 +363,7 @@ public final class PackedChange implements Decoded {
      */
     static Object hold(String s, long[] numbers, int at) {
       byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-      if (utf8.length > MAX_BYTES || (mayHaveReplaced(utf8, s) && !pairedSurrogates(s))) {
+      if (utf8.length > MAX_BYTES || (mayHaveReplaced(utf8, s) && UnicodeText.loneSurrogateAt(s) >= 0)) {
         return s;
       }
       Text t = CURRENT.get();
@@ -394,18 +399,6 @@ public final class PackedChange implements Decoded {
         }
       }
       return false;
-    }
-
-    private static boolean pairedSurrogates(String s) {
-      for (int i = 0; i < s.length(); i++) {
-        char c = s.charAt(i);
-        if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-          i++;
-        } else if (Character.isSurrogate(c)) {
-          return false;
-        }
-      }
-      return true;
     }
   }
 

@@ -37,7 +37,7 @@ final class SharedStrings {
       return s;
     }
     int h = s.hashCode();
-    int i = (h ^ (h >>> 14)) & (SLOTS - 1);
+    int i = slotOf(h);
     if (HASH[i] == h) {
       String held = SLOT[i];
       if (held != null && s.equals(held)) {
@@ -58,8 +58,11 @@ final class SharedStrings {
     if (s.length() > MAX_LENGTH) {
       return false;
     }
-    int h = s.hashCode();
-    int i = (h ^ (h >>> 14)) & (SLOTS - 1);
+    int i = slotOf(s.hashCode());
     return SLOT[i] == s && REPEATED[i];
+  }
+
+  private static int slotOf(int hash) {
+    return (hash ^ (hash >>> 14)) & (SLOTS - 1);
   }
 }

@@ -39,6 +39,16 @@ final class UnicodeText {
 
   /** The text itself when every surrogate is paired; else an {@link IllegalArgumentException}. */
   static String requireValid(String text) {
+    int i = loneSurrogateAt(text);
+    if (i >= 0) {
+      throw new IllegalArgumentException(String.format(
+          "not valid Unicode text: lone surrogate \\u%04x at char %d of %s", (int) text.charAt(i), i, quoted(text)));
+    }
+    return text;
+  }
+
+  /** Where the text's first surrogate without its pair is, or -1 when every surrogate is paired (its UTF-8 then holds it exactly). */
+  static int loneSurrogateAt(String text) {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (!Character.isSurrogate(c)) {
@@ -48,10 +58,9 @@ final class UnicodeText {
         i++;
         continue;
       }
-      throw new IllegalArgumentException(String.format(
-          "not valid Unicode text: lone surrogate \\u%04x at char %d of %s", (int) c, i, quoted(text)));
+      return i;
     }
-    return text;
+    return -1;
   }
 
   /** The text quoted with its surrogates escaped (so the reason itself is valid text), abbreviated like any value. */

@@ -15,8 +15,8 @@ public final class KafkaClientSettings {
   private KafkaClientSettings() {}
 
   /**
-   * How a worker's consumer fetches, whatever the source's own properties: the benchmark's
-   * consume+decode ceiling fetches the same way, so the two compare.
+   * How a worker's consumer fetches unless the source's own properties say otherwise (they are put
+   * after these): the benchmark's consume+decode ceiling fetches the same way, so the two compare.
    */
   public static Map<String, String> fetching() {
     return Map.of(
