@@ -1,21 +1,18 @@
 package dev.floe.e2e.bench;
 
 import dev.floe.worker.decode.DebeziumDecoder;
+import dev.floe.worker.decode.Decoded;
 import dev.floe.worker.decode.RawRecord;
+import dev.floe.worker.runtime.AheadDecoder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -26,7 +23,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * The consume-and-decode ceiling: a topic's records only consumed from Kafka and decoded, in records
  * per second, on the worker's threads for it: one thread polls, with the worker's consumer settings,
- * and hands each poll to one decoding thread, at most {@value #POLLS_AHEAD} polls ahead of it, as a
+ * and hands each poll to one decoding thread through the worker's own {@link AheadDecoder}, as a
  * worker's polling thread hands its polls to its decoder. What a worker does beyond this (holding,
  * folding, writing and committing batches, on a third thread) is what the ratio to it measures.
  * Measured in the benchmark's own JVM ({@link #measure}) or in a child JVM started with the worker's
@@ -39,17 +36,16 @@ final class DecodeCeiling {
 
   private DecodeCeiling() {}
 
-  /** How many polls the polling thread may be ahead of the decoding thread: the worker's {@code AheadDecoder.POLLS_AHEAD}. */
-  static final int POLLS_AHEAD = 2;
-
   /** Consumes and decodes {@code records} records of the topic's {@code partitions} partitions from their start. */
   static double measure(String bootstrapServers, String topic, int partitions, long records) {
     DebeziumDecoder decoder = new DebeziumDecoder(List.of());
-    ExecutorService decoding = Executors.newSingleThreadExecutor(r -> new Thread(r, "ceiling-decode"));
-    Deque<Future<?>> ahead = new ArrayDeque<>();
+    AtomicLong rejected = new AtomicLong();
     long seen = 0;
     long t0 = System.nanoTime();
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerSettings(bootstrapServers), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    // The worker's own hand-off: its polling thread queues each poll for the decoding thread and
+    // waits once that many polls are undecoded.
+    try (AheadDecoder<DebeziumDecoder> decoding = new AheadDecoder<>("ceiling", (d, r) -> counted(d.decode(r, null), rejected));
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerSettings(bootstrapServers), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
       for (int p = 0; p < partitions; p++) {
         parts.add(new TopicPartition(topic, p));
@@ -61,21 +57,26 @@ final class DecodeCeiling {
         if (polled.isEmpty()) {
           continue;
         }
-        if (ahead.size() >= POLLS_AHEAD) {
-          await(ahead.removeFirst());
+        List<RawRecord> raw = new ArrayList<>(polled.count());
+        for (ConsumerRecord<byte[], byte[]> r : polled) {
+          raw.add(new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value()));
         }
-        ahead.addLast(decoding.submit(() -> {
-          for (ConsumerRecord<byte[], byte[]> r : polled) {
-            decoder.decode(new RawRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value()), null);
-          }
-        }));
+        decoding.submit(Map.of(decoder, raw));
         seen += polled.count();
       }
-      ahead.forEach(DecodeCeiling::await);
-    } finally {
-      decoding.shutdownNow();
+      decoding.takeQueued().run();
+    }
+    if (rejected.get() > 0) {
+      throw new IllegalStateException("the ceiling could not decode " + rejected.get() + " record(s) it produced");
     }
     return seen / ((System.nanoTime() - t0) / 1e9);
+  }
+
+  private static Decoded counted(Decoded decoded, AtomicLong rejected) {
+    if (decoded instanceof Decoded.Rejected) {
+      rejected.incrementAndGet();
+    }
+    return decoded;
   }
 
   /** The worker's consumer settings that decide how it fetches. */
@@ -83,17 +84,6 @@ final class DecodeCeiling {
     Map<String, Object> settings = new java.util.HashMap<>(dev.floe.worker.runtime.KafkaClientSettings.fetching());
     settings.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     return settings;
-  }
-
-  private static void await(Future<?> decoded) {
-    try {
-      decoded.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("the ceiling could not decode a record it produced", e.getCause());
-    }
   }
 
   /** {@link #measure} in a child JVM of these flags (the worker's), its output in {@code log}. */

@@ -28,9 +28,12 @@ import org.slf4j.LoggerFactory;
  * polls queued before the batch was handed over. Best effort: a record left undecoded (it failed
  * here, or its poll's decode was dropped) is decoded at apply time, as it always was.
  *
+ * The benchmark's consume+decode ceiling hands its polls to its decoding thread through this class
+ * too, so the two compare on the same hand-off.
+ *
  * @param <T> what decodes a record: the engine of the table it goes to, in a worker
  */
-final class AheadDecoder<T> implements AutoCloseable {
+public final class AheadDecoder<T> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AheadDecoder.class);
 
   private final ExecutorService pool;
@@ -67,7 +70,8 @@ final class AheadDecoder<T> implements AutoCloseable {
     return new AheadDecoder<>(name, SinkEngine::decodeAhead, Integer.getInteger("floe.decodeThreads", 1));
   }
 
-  AheadDecoder(String name, BiFunction<T, RawRecord, Decoded> decodeAhead) {
+  /** One decoding thread, named after {@code name}, decoding each record with {@code decodeAhead}. */
+  public AheadDecoder(String name, BiFunction<T, RawRecord, Decoded> decodeAhead) {
     this(name, decodeAhead, 1);
   }
 
@@ -87,7 +91,7 @@ final class AheadDecoder<T> implements AutoCloseable {
    * waits for the poll {@link #POLLS_AHEAD} back to be decoded, so that at most that many polls
    * wait undecoded once this one is queued.
    */
-  void submit(Map<T, List<RawRecord>> polled) {
+  public void submit(Map<T, List<RawRecord>> polled) {
     if (!polled.isEmpty() && !pool.isShutdown()) {
       if (queued.size() >= POLLS_AHEAD) {
         long t0 = System.nanoTime();
@@ -112,7 +116,7 @@ final class AheadDecoder<T> implements AutoCloseable {
    * far, which the decoding thread finishes first, in order. After it, no record of those polls is
    * being decoded, so apply decodes the ones left without racing this thread for their bytes.
    */
-  Runnable takeQueued() {
+  public Runnable takeQueued() {
     List<Future<?>> all = new ArrayList<>();
     queued.forEach(all::addAll);
     queued.clear();
