@@ -39,12 +39,12 @@ final class DecodeCeiling {
   /** Consumes and decodes {@code records} records of the topic's {@code partitions} partitions from their start. */
   static double measure(String bootstrapServers, String topic, int partitions, long records) {
     DebeziumDecoder decoder = new DebeziumDecoder(List.of());
-    AtomicLong rejected = new AtomicLong();
+    AtomicLong undecoded = new AtomicLong();
     long seen = 0;
     long t0 = System.nanoTime();
     // The worker's own hand-off: its polling thread queues each poll for the decoding thread and
     // waits once that many polls are undecoded.
-    try (AheadDecoder<DebeziumDecoder> decoding = new AheadDecoder<>("ceiling", (d, r) -> counted(d.decode(r, null), rejected));
+    try (AheadDecoder<DebeziumDecoder> decoding = new AheadDecoder<>("ceiling", (d, r) -> decodeCounting(d, r, undecoded));
         KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerSettings(bootstrapServers), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
       for (int p = 0; p < partitions; p++) {
@@ -66,17 +66,27 @@ final class DecodeCeiling {
       }
       decoding.takeQueued().run();
     }
-    if (rejected.get() > 0) {
-      throw new IllegalStateException("the ceiling could not decode " + rejected.get() + " record(s) it produced");
+    if (undecoded.get() > 0) {
+      throw new IllegalStateException("the ceiling could not decode " + undecoded.get() + " record(s) it produced");
     }
     return seen / ((System.nanoTime() - t0) / 1e9);
   }
 
-  private static Decoded counted(Decoded decoded, AtomicLong rejected) {
-    if (decoded instanceof Decoded.Rejected) {
-      rejected.incrementAndGet();
+  /**
+   * Decodes one record, counting it in {@code undecoded} when it is rejected or fails: the worker's
+   * decoding thread leaves a failed record for apply time, so the ceiling counts what it left.
+   */
+  private static Decoded decodeCounting(DebeziumDecoder decoder, RawRecord record, AtomicLong undecoded) {
+    try {
+      Decoded decoded = decoder.decode(record, null);
+      if (decoded instanceof Decoded.Rejected) {
+        undecoded.incrementAndGet();
+      }
+      return decoded;
+    } catch (RuntimeException e) {
+      undecoded.incrementAndGet();
+      throw e;
     }
-    return decoded;
   }
 
   /** The worker's consumer settings that decide how it fetches. */
