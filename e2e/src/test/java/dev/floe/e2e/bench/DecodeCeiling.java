@@ -42,8 +42,8 @@ final class DecodeCeiling {
     AtomicLong undecoded = new AtomicLong();
     long seen = 0;
     long t0 = System.nanoTime();
-    // The worker's own hand-off: its polling thread queues each poll for the decoding thread and
-    // waits once that many polls are undecoded.
+    // The worker's own hand-off: this thread queues each poll for the decoding thread and waits
+    // while as many polls as a worker's may be are still undecoded.
     try (AheadDecoder<DebeziumDecoder> decoding = new AheadDecoder<>("ceiling", (d, r) -> decodeCounting(d, r, undecoded));
         KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerSettings(bootstrapServers), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
