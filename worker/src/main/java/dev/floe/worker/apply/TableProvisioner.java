@@ -77,6 +77,7 @@ public final class TableProvisioner {
     properties.putIfAbsent(TableProperties.DEFAULT_FILE_FORMAT, "parquet");
     // Recorded so that the table keeps its mode when a later release changes the default.
     properties.put(WriteMode.TABLE_PROPERTY, spec.writeModeForNewTable().text());
+    withFastZstd(properties);
     for (Types.NestedField f : fields) {
       if (keys.contains(f.name()) && f.type().typeId() == Type.TypeID.UUID) {
         // Iceberg 1.11 compares uuid bounds signed where Parquet stores them unsigned, so delete
@@ -93,6 +94,24 @@ public final class TableProvisioner {
       return table;
     } catch (AlreadyExistsException e) {
       return catalog.loadTable(id); // another worker created it first
+    }
+  }
+
+  /** zstd's level that a new table's Parquet files are written at, unless the sink's table properties name a codec or a level. */
+  static final String ZSTD_LEVEL = "1";
+
+  /**
+   * Writes zstd (Iceberg's default codec) at level 1 instead of its default 3, where the sink's
+   * properties leave codec and level to Floe: on Parquet pages, already dictionary- and
+   * run-length-encoded, level 1 wrote files within 2% of level 3's size, in 89% of the CPU for
+   * {@code orders} rows and 94% for the contest's ({@code WriterCodecProbe}), read at the same
+   * speed; every batch and every compaction writes.
+   */
+  static void withFastZstd(Map<String, String> properties) {
+    String codec = properties.get(TableProperties.PARQUET_COMPRESSION);
+    if ((codec == null || codec.equalsIgnoreCase("zstd")) && !properties.containsKey(TableProperties.PARQUET_COMPRESSION_LEVEL)) {
+      properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
+      properties.put(TableProperties.PARQUET_COMPRESSION_LEVEL, ZSTD_LEVEL);
     }
   }
 
