@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The CCF BDCI 2022 data-lake contest's merge rules at small scale: a base load, then batches of
  * upserts over a uuid key where {@code requests} is summed over all batches, {@code name} keeps the
- * last non-null value and every other column the last value. Checked against a plain oracle.
+ * last non-null value and every other column the last value. Checked against a plain oracle; the
+ * batches after the base load are applied packed ({@code PackedResolver}: a uuid key, the sum and
+ * last-non-null combined with the merge state's stored values).
  */
 class ContestMergeRulesTest {
   private static final String TOPIC = "contest.public.requests";
@@ -76,6 +78,42 @@ class ContestMergeRulesTest {
       assertThat(previous).as("duplicate key: %s and %s", previous, row).isNull();
     }
     assertThat(actual).isEqualTo(oracle);
+    // every batch after the base load (which creates the table) took the packed path
+    assertThat(engine.packedBatchesApplied()).as("batches applied packed").isEqualTo(batches);
+  }
+
+  @org.junit.jupiter.api.Test
+  void uuidKeysWhoseHalvesMixToOneLongStayApartInAPackedBatch() {
+    // given keys whose two halves the packed resolver mixes to the same long (h*C + l alike), and another
+    LocalWarehouse warehouse = new LocalWarehouse(dir);
+    SinkEngine engine = new SinkEngine(sink(warehouse), warehouse.catalog());
+    DebeziumEnvelopes source = DebeziumEnvelopes.forTopic(TOPIC).columns(List.of(
+        ConnectColumn.uuid("uuid").required(), ConnectColumn.string("name"), ConnectColumn.int64("requests"))).key("uuid");
+    UUID a = new UUID(42, 7);
+    UUID b = new UUID(43, 7 - 0x9E3779B97F4A7C15L);
+    UUID c = new UUID(44, 7 - 2 * 0x9E3779B97F4A7C15L);
+    engine.apply(List.of(source.insert(0, contestRow(a, "a", 1)), source.insert(0, contestRow(b, "b", 10))), DeadLetters.DISCARD);
+
+    // when a packed batch adds to both, deletes and re-creates one, and creates a third of the same mix
+    engine.apply(List.of(source.insert(0, contestRow(a, null, 2)), source.insert(0, contestRow(b, "b2", 20)),
+        source.delete(0, Map.of("uuid", b)), source.insert(0, contestRow(b, null, 5)), source.insert(0, contestRow(c, "c", 100)),
+        source.insert(0, contestRow(a, null, 3))), DeadLetters.DISCARD);
+
+    // then each key kept its own sum and name
+    assertThat(engine.packedBatchesApplied()).isEqualTo(1);
+    Map<UUID, List<Object>> actual = new HashMap<>();
+    for (Map<String, Object> row : LocalWarehouse.rows(engine.table())) {
+      actual.put((UUID) row.get("uuid"), java.util.Arrays.asList(row.get("name"), row.get("requests")));
+    }
+    assertThat(actual).isEqualTo(Map.of(a, List.of("a", 6L), b, java.util.Arrays.asList(null, 5L), c, List.of("c", 100L)));
+  }
+
+  private static Map<String, Object> contestRow(UUID key, String name, long requests) {
+    Map<String, Object> row = new HashMap<>();
+    row.put("uuid", key);
+    row.put("name", name);
+    row.put("requests", requests);
+    return row;
   }
 
   private static Map<String, Object> oracleMerge(Map<String, Object> old, Map<String, Object> next) {

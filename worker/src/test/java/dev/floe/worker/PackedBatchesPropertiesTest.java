@@ -11,6 +11,7 @@ import dev.floe.worker.decode.RawRecord;
 import dev.floe.worker.engine.BatchResult;
 import dev.floe.worker.engine.DeadLetters;
 import dev.floe.worker.engine.SinkEngine;
+import dev.floe.worker.fold.MergeRule;
 import dev.floe.worker.model.OrdersModel;
 import dev.floe.worker.model.OrdersScripts;
 import dev.floe.worker.model.OrdersSource;
@@ -38,14 +39,23 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 import org.apache.iceberg.Table;
 
 /**
- * Batches applied packed (every merge rule {@code last}, the position mode) leave the table exactly
- * as the general fold and resolver leave it, row for row and LSN for LSN, after any history the
- * model properties play: plain upserts and deletes (applied packed), and TOAST placeholders,
- * primary-key changes, truncates and a schema change (which send their batch, packed events
- * unpacked, down the general path).
+ * Batches applied packed (the position mode) leave the table exactly as the general fold and
+ * resolver leave it, row for row and LSN for LSN, after any history the model properties play:
+ * plain upserts and deletes (applied packed), and TOAST placeholders, primary-key changes,
+ * truncates and a schema change (which send their batch, packed events unpacked, down the general
+ * path); with every merge rule {@code last}, or with each rule the packed resolver combines on a
+ * column of its own ({@link #PACKED_RULES}).
  */
 class PackedBatchesPropertiesTest {
   private static final AtomicInteger TABLES = new AtomicInteger();
+  /**
+   * Every rule the packed resolver combines, each on a column of the orders table that the merge
+   * state holds: a sum of ints (longs once the schema widens it), the last non-null decimal, the
+   * largest and smallest long, the first string; the timestamp keeps {@code last}.
+   */
+  static final Map<String, MergeRule> PACKED_RULES = Map.of(
+      "qty", MergeRule.SUM, "price", MergeRule.LAST_NON_NULL, "hi", MergeRule.MAX, "lo", MergeRule.MIN,
+      "note", MergeRule.FIRST, "extra", MergeRule.LAST_NON_NULL);
   private static Path dir;
   private static LocalWarehouse warehouse;
 
@@ -66,8 +76,9 @@ class PackedBatchesPropertiesTest {
   }
 
   @Property(tries = 60)
-  void packedBatchesLeaveTheTableTheGeneralPathLeaves(@ForAll("scripts") Script script, @ForAll boolean formatV3) {
-    Pair engines = new Pair(formatV3);
+  void packedBatchesLeaveTheTableTheGeneralPathLeaves(@ForAll("scripts") Script script, @ForAll boolean formatV3,
+      @ForAll boolean mergeRules) {
+    Pair engines = new Pair(formatV3, mergeRules ? PACKED_RULES : Map.of());
     OrdersModel model = new OrdersModel();
     OrdersSource source = new OrdersSource();
     for (int i = 0; i < script.batches().size(); i++) {
@@ -76,13 +87,17 @@ class PackedBatchesPropertiesTest {
       }
       engines.applyAndCompare(source.records(script.batches().get(i), model), "batch " + i + " of " + script);
     }
-    Statistics.collect(engines.packedBatches > 0 ? "some batch packed" : "no batch packed");
-    Statistics.coverage(c -> c.check("some batch packed").percentage(p -> p >= 10)); // the property tests the packed path (a third of tries do)
+    Statistics.collect(engines.packedBatches > 0 ? "some batch packed" : "no batch packed", mergeRules ? "merge rules" : "last only");
+    Statistics.coverage(c -> {
+      // the property tests the packed path, with and without merge rules (a third of tries pack)
+      c.check("some batch packed", "merge rules").percentage(p -> p >= 5);
+      c.check("some batch packed", "last only").percentage(p -> p >= 5);
+    });
   }
 
   @Example
   void aBatchOfPlainUpsertsAndDeletesIsAppliedPackedAndEqualsTheGeneralPath() {
-    Pair engines = new Pair(true);
+    Pair engines = new Pair(true, Map.of());
     OrdersModel model = new OrdersModel();
     OrdersSource source = new OrdersSource();
     engines.applyAndCompare(source.records(upserts(1, 40), model), "the first batch (creates the table)");
@@ -96,6 +111,41 @@ class PackedBatchesPropertiesTest {
     assertThat(engines.packed.packedBatchesApplied()).as("batches applied packed").isEqualTo(2);
     assertThat(engines.general.packedBatchesApplied()).isZero();
     assertThat(rows(engines.packed.table())).hasSize(58); // 1..60 less 4 and 45
+  }
+
+  @Example
+  void aSumThatLeavesItsColumnsRangeAgainstTheStoredRowIsRejectedAndTheStoredRowKept() {
+    // given a table whose int column qty is summed, holding Integer.MAX_VALUE for key 1
+    Pair engines = new Pair(false, PACKED_RULES);
+    OrdersModel model = new OrdersModel();
+    OrdersSource source = new OrdersSource();
+    engines.applyAndCompare(source.records(List.of(qtyUpsert(1, Integer.MAX_VALUE), qtyUpsert(2, 5)), model), "the first batch");
+
+    // when a batch adds to it, beside a key whose sum fits
+    List<RawRecord> overflowing = source.records(List.of(qtyUpsert(1, 1), qtyUpsert(2, 7), qtyUpsert(3, 1)), model);
+    BatchResult packed = engines.packed.apply(overflowing, DeadLetters.DISCARD);
+    BatchResult general = engines.general.apply(overflowing, DeadLetters.DISCARD);
+
+    // then it was not applied packed; both paths rejected key 1's record with the reason, kept its
+    // stored row, applied the others, and left the same table
+    assertThat(engines.packed.packedBatchesApplied()).isZero();
+    for (BatchResult result : List.of(packed, general)) {
+      assertThat(result.rejected()).singleElement().satisfies(r -> {
+        assertThat(r.record()).isSameAs(overflowing.get(0));
+        assertThat(r.reason()).contains("merge rule failed").contains("overflow").contains("stored row is kept");
+      });
+    }
+    Map<Long, Map<String, Object>> rows = rows(engines.packed.table());
+    assertThat(rows).isEqualTo(rows(engines.general.table()));
+    assertThat(rows.get(1L)).containsEntry("qty", Integer.MAX_VALUE);
+    assertThat(rows.get(2L)).containsEntry("qty", 12);
+    assertThat(rows.get(3L)).containsEntry("qty", 1);
+  }
+
+  private static Step qtyUpsert(long id, int qty) {
+    Map<String, Object> values = new java.util.HashMap<>(OrdersTable.row(id, qty));
+    values.put("hi", id);
+    return new Step.Upsert(id, values);
   }
 
   private static List<Step> upserts(long from, long to) {
@@ -119,10 +169,10 @@ class PackedBatchesPropertiesTest {
     SinkEngine general;
     int packedBatches;
 
-    Pair(boolean formatV3) {
+    Pair(boolean formatV3, Map<String, MergeRule> rules) {
       int n = TABLES.incrementAndGet();
-      this.packedSink = sink("packed.orders_" + n, formatV3);
-      this.generalSink = sink("general.orders_" + n, formatV3);
+      this.packedSink = sink("packed.orders_" + n, formatV3, rules);
+      this.generalSink = sink("general.orders_" + n, formatV3, rules);
       restart();
     }
 
@@ -149,10 +199,10 @@ class PackedBatchesPropertiesTest {
     }
   }
 
-  private static SinkSpec sink(String table, boolean formatV3) {
+  private static SinkSpec sink(String table, boolean formatV3, Map<String, MergeRule> rules) {
     CatalogSpec catalog = warehouse.spec();
     return new SinkSpec(new SourceSpec("localhost:9092", List.of(OrdersTable.TOPIC), null, "floe-packed", null, null),
-        new TableSpec(catalog, table, List.of(), List.of(), formatV3 ? 3 : 2, WriteMode.POSITION_DELETES, Map.of(), Map.of()),
+        new TableSpec(catalog, table, List.of(), List.of(), formatV3 ? 3 : 2, WriteMode.POSITION_DELETES, rules, Map.of()),
         null, null, null);
   }
 

@@ -73,6 +73,7 @@ final class Contest {
     Oracle oracle = new Oracle(base);
     long writeNanos = 0;
     long writeGcMillis = 0;
+    long writeCpuNanos = 0;
     long decodeAheadNanos = 0;
     int baseChunks = 5; // the base load arrives in five parts
     // a worker closes a batch at 500,000 records by default: a larger upsert batch commits in parts
@@ -89,18 +90,22 @@ final class Contest {
     try {
       List<RawRecord> next = upserts(parts.get(0), oracle, random, source, held);
       long t = System.nanoTime();
+      long cpu = processCpuNanos();
       decodeAhead(engine, next);
       writeNanos += System.nanoTime() - t;
+      writeCpuNanos += processCpuNanos() - cpu;
       for (int i = 0; i < parts.size(); i++) {
         List<RawRecord> batch = next;
         next = i + 1 < parts.size() ? upserts(parts.get(i + 1), oracle, random, source, held) : List.of();
         List<RawRecord> ahead = next;
         long gc0 = gcMillis();
+        long cpu0 = processCpuNanos();
         long t0 = System.nanoTime();
         Future<Long> decoded = decoding.submit(() -> decodeAhead(engine, ahead));
         engine.apply(batch, DeadLetters.DISCARD);
         decodeAheadNanos += decoded.get();
         writeNanos += System.nanoTime() - t0;
+        writeCpuNanos += processCpuNanos() - cpu0;
         writeGcMillis += gcMillis() - gc0;
       }
     } catch (InterruptedException | ExecutionException e) {
@@ -124,6 +129,8 @@ final class Contest {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("writeSeconds", writeNanos / 1e9);
     out.put("writeGcPauseSeconds", writeGcMillis / 1e3);
+    // CPU seconds of the whole process while the write was timed: steadier than the wall on a shared machine, for A/Bs
+    out.put("writeCpuSeconds", writeCpuNanos / 1e9);
     out.put("decodeAheadSeconds", decodeAheadNanos / 1e9);
     out.put("readSeconds", readSeconds);
     out.put("freshReadSeconds", freshReadSeconds);
@@ -244,6 +251,11 @@ final class Contest {
   }
 
   /** Collection time of this JVM so far, every collector: the write's share says what the held batch costs. */
+  /** CPU time of this process, every thread (the in-process broker's too, idle while the contest writes). */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
   private static long gcMillis() {
     long total = 0;
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {

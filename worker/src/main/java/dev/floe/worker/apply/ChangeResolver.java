@@ -34,10 +34,16 @@ public final class ChangeResolver {
    * resolving found them (the position writer looks up only the rest).
    */
   public record Changes(List<Object[]> rows, List<Object[]> deletes, long[] deletePlaces, List<RowKey> gone, MoveLedger moves,
-      boolean repairsOtherKeys) {
+      boolean repairsOtherKeys, Map<RowKey, String> unmerged) {
 
-    Changes(List<Object[]> rows, List<Object[]> deletes, List<RowKey> gone, MoveLedger moves, boolean repairsOtherKeys) {
-      this(rows, deletes, new long[0], gone, moves, repairsOtherKeys);
+    Changes(List<Object[]> rows, List<Object[]> deletes, long[] deletePlaces, List<RowKey> gone, MoveLedger moves,
+        boolean repairsOtherKeys) {
+      this(rows, deletes, deletePlaces, gone, moves, repairsOtherKeys, Map.of());
+    }
+
+    Changes(List<Object[]> rows, List<Object[]> deletes, List<RowKey> gone, MoveLedger moves, boolean repairsOtherKeys,
+        Map<RowKey, String> unmerged) {
+      this(rows, deletes, new long[0], gone, moves, repairsOtherKeys, unmerged);
     }
   }
 
@@ -148,12 +154,21 @@ public final class ChangeResolver {
     List<Object[]> rows = new ArrayList<>(keys.size());
     List<Object[]> deletes = new ArrayList<>();
     List<RowKey> gone = new ArrayList<>();
+    Map<RowKey, String> unmerged = new HashMap<>(0);
     for (Map.Entry<RowKey, KeyFold> e : keys.entrySet()) {
       RowKey key = e.getKey();
       KeyFold f = e.getValue();
       Object[] s = stored.get(key);
       if (s == null && repaired.contains(key)) {
         continue; // nothing stored to repair
+      }
+      Object[] row = null;
+      if (f.exists()) {
+        Object[] previous = f.movedFrom() == null ? null : images.before(f.movedFrom(), f.movedAtLsn());
+        row = resolveOrNote(f, merged == stored ? s : merged.get(key), rules, previous, key, unmerged);
+        if (row == null) {
+          continue; // the stored row stays as it is
+        }
       }
       if (!wiped && baseSnapshot != null) {
         if (s != null) {
@@ -162,9 +177,8 @@ public final class ChangeResolver {
           deletes.add(layout.keyRow(key)); // not looked up: it may be stored, delete to be sure
         }
       }
-      if (f.exists()) {
-        Object[] previous = f.movedFrom() == null ? null : images.before(f.movedFrom(), f.movedAtLsn());
-        rows.add(f.resolve(merged == stored ? s : merged.get(key), rules, previous));
+      if (row != null) {
+        rows.add(row);
       } else if (!wiped && baseSnapshot != null) {
         gone.add(key);
       }
@@ -176,7 +190,22 @@ public final class ChangeResolver {
       }
     }
     MoveLedger next = pairing.settle(images, rows, keys.keySet(), layout);
-    return new Changes(rows, deletes, gone, next, !repaired.isEmpty());
+    return new Changes(rows, deletes, gone, next, !repaired.isEmpty(), unmerged);
+  }
+
+  /**
+   * The key's final row, or null when the batch's values cannot combine with the stored ones (a
+   * sum out of its column's range): the key is then noted with the reason, and its stored row
+   * stays as it is (its records are rejected, not retried: no retry would make them combine).
+   */
+  private static Object[] resolveOrNote(KeyFold f, Object[] stored, MergeRule[] rules, Object[] previous, RowKey key,
+      Map<RowKey, String> unmerged) {
+    try {
+      return f.resolve(stored, rules, previous);
+    } catch (ArithmeticException | IllegalArgumentException e) {
+      unmerged.put(key, String.valueOf(e.getMessage()));
+      return null;
+    }
   }
 
   /**
@@ -213,14 +242,22 @@ public final class ChangeResolver {
     List<Object[]> deletes = new ArrayList<>(n);
     long[] places = new long[n];
     List<RowKey> gone = new ArrayList<>();
+    Map<RowKey, String> unmerged = new HashMap<>(0);
     for (i = 0; i < n; i++) {
       Object[] s = found.rows()[i];
+      Object[] row = null;
+      if (fold[i].exists()) {
+        row = resolveOrNote(fold[i], s, rules, null, keys[i], unmerged);
+        if (row == null) {
+          continue; // the stored row stays as it is
+        }
+      }
       if (s != null) {
         places[deletes.size()] = found.places()[i];
         deletes.add(s);
       }
-      if (fold[i].exists()) {
-        rows.add(fold[i].resolve(s, rules));
+      if (row != null) {
+        rows.add(row);
       } else {
         gone.add(keys[i]);
       }
@@ -233,7 +270,7 @@ public final class ChangeResolver {
       }
     }
     MoveLedger next = pairing.settle(new MovedImages(folds, Map.of(), waiting, layout), rows, folds.keySet(), layout);
-    return new Changes(rows, deletes, Arrays.copyOf(places, located), gone, next, false);
+    return new Changes(rows, deletes, Arrays.copyOf(places, located), gone, next, false, unmerged);
   }
 
   /**

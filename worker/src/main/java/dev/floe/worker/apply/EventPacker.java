@@ -14,9 +14,11 @@ import org.apache.iceberg.types.Type;
 /**
  * Packs the decoded events of one table layout ({@link PackedChange}) where the batch they wait in
  * will be applied by {@link PackedResolver}: a table written by position, unpartitioned, keyed by one
- * long or int column, whose every merge rule is {@code last}, and events whose schema is the table's
- * columns in order (the {@value TableLayout#LSN_COLUMN} column aside). Any other event stays as it
- * was decoded. Thread-safe: the decoding thread packs while the applying thread reads.
+ * long, int or uuid column, whose merge rules the packed resolver combines ({@code last} anywhere;
+ * {@code last-non-null} and {@code first} on a column the index's merge state holds; {@code sum},
+ * {@code min} and {@code max} on a long or int column it holds), and events whose schema is the
+ * table's columns in order (the {@value TableLayout#LSN_COLUMN} column aside). Any other event stays
+ * as it was decoded. Thread-safe: the decoding thread packs while the applying thread reads.
  */
 public final class EventPacker {
   private final TableLayout layout;
@@ -37,23 +39,29 @@ public final class EventPacker {
     this.slots = PackedChange.Slots.of(types, layout.keyPosition(0), layout.keyNames()[0]);
   }
 
-  /** The packer of a layout, or null when its batches take the general path (see the class). */
-  public static EventPacker of(TableLayout layout, boolean positionDeletes) {
+  /**
+   * The packer of a layout, or null when its batches take the general path (see the class).
+   *
+   * @param mergeStateFromIndex whether stored values come from the index's merge state (else no
+   *     rule but {@code last} is packed: the general path reads them)
+   */
+  public static EventPacker of(TableLayout layout, boolean positionDeletes, boolean mergeStateFromIndex) {
     if (!positionDeletes || layout.partitioned() || layout.keyNames().length != 1) {
       return null;
-    }
-    for (MergeRule r : layout.rules()) {
-      if (r != MergeRule.LAST) {
-        return null;
-      }
     }
     int width = layout.columnCount() - (layout.lsnPosition() >= 0 ? 1 : 0);
     if (width > 64 || (layout.lsnPosition() >= 0 && layout.lsnPosition() != width)) {
       return null;
     }
     Type.TypeID key = layout.column(layout.keyPosition(0)).type().typeId();
-    if (key != Type.TypeID.LONG && key != Type.TypeID.INTEGER) {
+    if (key != Type.TypeID.LONG && key != Type.TypeID.INTEGER && key != Type.TypeID.UUID) {
       return null;
+    }
+    MergeState held = MergeState.forLayout(layout);
+    for (int i = 0; i < width; i++) {
+      if (!packs(layout.rules()[i], layout.column(i).type(), i == layout.keyPosition(0), mergeStateFromIndex && held.holdsColumn(layout, i))) {
+        return null;
+      }
     }
     List<Type> types = new ArrayList<>();
     List<String> names = new ArrayList<>();
@@ -62,6 +70,21 @@ public final class EventPacker {
       names.add(layout.column(i).name());
     }
     return new EventPacker(layout, types, names);
+  }
+
+  /** Whether the packed resolver combines a column's rule: a rule that reads the stored value needs it held by the merge state. */
+  static boolean packs(MergeRule rule, Type type, boolean key, boolean heldByMergeState) {
+    if (rule == MergeRule.LAST || key) {
+      return true;
+    }
+    if (!heldByMergeState) {
+      return false;
+    }
+    return switch (rule) {
+      case LAST_NON_NULL, FIRST -> true;
+      case SUM, MIN, MAX -> type.typeId() == Type.TypeID.LONG || type.typeId() == Type.TypeID.INTEGER;
+      default -> false;
+    };
   }
 
   /** The layout whose events this packs. */
@@ -106,9 +129,13 @@ public final class EventPacker {
     return row;
   }
 
-  /** The key's value as the table's key column holds it (a {@code Long} or an {@code Integer}). */
-  public Object keyObject(long key) {
-    return types.get(layout.keyPosition(0)).typeId() == Type.TypeID.INTEGER ? (Object) (int) key : (Object) key;
+  /** The key's value as the table's key column holds it (a {@code Long}, an {@code Integer} or, from both halves, a {@code UUID}). */
+  public Object keyObject(long key, long keyLow) {
+    return switch (types.get(layout.keyPosition(0)).typeId()) {
+      case INTEGER -> (int) key;
+      case UUID -> new java.util.UUID(key, keyLow);
+      default -> key;
+    };
   }
 
   private boolean fits(EventSchema schema) {

@@ -1,5 +1,7 @@
 package dev.floe.worker.apply;
 
+import dev.floe.worker.decode.PackedChange;
+
 import dev.floe.worker.fold.RowKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -161,9 +163,15 @@ public final class PrimaryKeyIndex {
     return locations.packed(key);
   }
 
-  /** As {@link #packed} for a key of one integer column given as its value (a packed change's). */
-  long packedOfKey(long key, EventPacker packer) {
-    return locations instanceof KeyLocations.PrimitiveKeys p ? p.packedOf(key) : locations.packed(new RowKey(new Object[] {packer.keyObject(key)}));
+  /** As {@link #packed} for a key of one integer or uuid column given as a packed change holds it ({@link PackedChange#key()}, {@link PackedChange#keyLow()}). */
+  long packedOfKey(long key, long keyLow, EventPacker packer) {
+    if (locations instanceof KeyLocations.PrimitiveKeys p) {
+      return p.packedOf(key);
+    }
+    if (locations instanceof UuidKeys u) {
+      return u.packedOf(key, keyLow);
+    }
+    return locations.packed(new RowKey(new Object[] {packer.keyObject(key, keyLow)}));
   }
 
   /** As {@link #packed} for the key of a row in table column order (see {@link KeyLocations#packedOfRow}). */
@@ -205,9 +213,10 @@ public final class PrimaryKeyIndex {
     Runnable putKeys = () -> {
       for (DataFile file : asWritten) {
         List<Object[]> written = rowsOfFiles.get(file.location());
-        if (written instanceof PackedResolver.PackedRows packed && locations instanceof KeyLocations.PrimitiveKeys keys) {
+        if (written instanceof PackedResolver.PackedRows packed
+            && (locations instanceof KeyLocations.PrimitiveKeys || locations instanceof UuidKeys)) {
           for (int position = 0; position < written.size(); position++) {
-            keys.put(packed.keyAt(position), file, position); // the key alone, without making the row again
+            locations.putRaw(packed.keyAt(position), packed.keyLowAt(position), file, position); // the key alone, without making the row again
           }
           continue;
         }
@@ -434,6 +443,46 @@ public final class PrimaryKeyIndex {
       readPositions(table, files.get(e.getKey()), e.getValue(), columnsByFile.get(e.getKey()), layout, keys, rows);
     }
     return new ChangeResolver.FoundInOrder(rows, places);
+  }
+
+  /**
+   * The merge state's values of some columns at some stored places, visited in file and position
+   * order: {@code out[j][k]} is the value of column {@code positions[j]} (a table position) at
+   * {@code places[k]} ({@link #packed}). False when the state does not hold one of those columns,
+   * or the values of one of those files: the caller then takes the general path.
+   */
+  boolean heldValues(TableLayout layout, int[] positions, long[] places, int count, Object[][] out) {
+    MergeState.Column[] held = state.columns();
+    int[] column = new int[positions.length];
+    for (int j = 0; j < positions.length; j++) {
+      column[j] = -1;
+      for (int c = 0; c < held.length; c++) {
+        if (held[c].position() == positions[j]) {
+          column[j] = c;
+        }
+      }
+      if (column[j] < 0 || !state.holdsColumn(layout, positions[j])) {
+        return false;
+      }
+    }
+    int[] order = IndirectSort.mergesort(0, count, (a, b) -> Long.compare(places[a], places[b]));
+    DataFile file = null;
+    MergeState.FileValues values = null;
+    for (int k : order) {
+      DataFile f = locations.file(places[k]);
+      if (f != file) {
+        file = f;
+        if (!state.hasFile(f.location())) {
+          return false;
+        }
+        values = state.file(f.location());
+      }
+      long position = KeyLocations.PackedFiles.position(places[k]);
+      for (int j = 0; j < column.length; j++) {
+        out[j][k] = values == null ? null : values.value(position, column[j]);
+      }
+    }
+    return true;
   }
 
   /**

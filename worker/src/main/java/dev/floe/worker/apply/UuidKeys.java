@@ -50,7 +50,12 @@ final class UuidKeys extends KeyLocations {
   }
 
   private long packedOf(UUID u) {
-    int slot = find(u.getMostSignificantBits(), u.getLeastSignificantBits());
+    return packedOf(u.getMostSignificantBits(), u.getLeastSignificantBits());
+  }
+
+  /** The packed location of the uuid of these two halves, or -1. */
+  long packedOf(long m, long l) {
+    int slot = find(m, l);
     return slot < 0 ? -1 : slots[slot + 2];
   }
 

@@ -7,6 +7,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
 import org.apache.avro.util.Utf8;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -16,7 +17,8 @@ import org.apache.iceberg.types.Types;
  * decimals of up to 18 digits, timestamps) unboxed in a {@code long[]}, the UTF-8 bytes of its
  * strings in a shared {@link Text} array (a string the decoder found repeated, or a long one, stays
  * the shared or large object it is), its other values (dates, booleans, ...) in an {@code Object[]},
- * its key of one integer column as a {@code long}. A batch holds every event it decoded until it commits, and
+ * its key of one integer column as a {@code long} (a uuid key as its two halves: the high one in that
+ * {@code long}, the low one in the chunk's numbers). A batch holds every event it decoded until it commits, and
  * the collector copies each object held once more at the young collection it survives: a {@link
  * ChangeEvent} of an {@code orders} record is six objects beside its record (~230 B), this is one
  * (~90 B with its share of a chunk). The arrays are a decoding thread's {@link Chunk}s, shared by
@@ -27,14 +29,24 @@ public final class PackedChange implements Decoded {
   private final RawRecord record;
   private final Slots slots;
   private final EventSchema schema;
+  /** The key's one integer column's value, or the high half of its uuid. */
   private final long key;
   private final long lsnOrNone;
-  /** The chunk holding its values from {@link #base}; null for a delete. */
+  /**
+   * The chunk holding its values from {@link #base}; null for a delete of an integer key. A delete
+   * of a uuid key holds the key's low half there, at {@code numbers[base]}, and no values.
+   */
   private final Chunk chunk;
   /** Where its values start in the chunk: numbers at {@code numbers[base + slot]}, objects at {@code objects[base + slot]}. */
   private final int base;
-  /** Bit i set: the value at position i is null (positions of numbers only). */
+  /**
+   * Bit i set: the value at position i is null (positions of numbers only); every bit set: a
+   * delete (whose key is never null, so no upsert has them all set).
+   */
   private final long nulls;
+
+  /** {@link #nulls} of a delete: it carries no values. */
+  private static final long DELETE = -1L;
 
   private PackedChange(RawRecord record, Slots slots, EventSchema schema, long key, long lsnOrNone, Chunk chunk, int base,
       long nulls) {
@@ -62,12 +74,20 @@ public final class PackedChange implements Decoded {
   }
 
   public boolean isDelete() {
-    return chunk == null;
+    return nulls == DELETE;
   }
 
-  /** The key's one column's value, widened to a long. */
+  /** The key's one column's value, widened to a long; for a uuid key, its high half ({@link #keyLow()} the other). */
   public long key() {
     return key;
+  }
+
+  /** The low half of a uuid key; 0 for an integer key. */
+  public long keyLow() {
+    if (!slots.uuidKey) {
+      return 0;
+    }
+    return chunk.numbers[base + (isDelete() ? 0 : slots.keyLowSlot)];
   }
 
   /** The source LSN, or {@link ChangeEvent#NO_LSN}. */
@@ -77,7 +97,7 @@ public final class PackedChange implements Decoded {
 
   /** The event's values in its schema's order, made again (a new array per call); null for a delete. */
   public Object[] values() {
-    if (chunk == null) {
+    if (isDelete()) {
       return null;
     }
     Object[] out = new Object[slots.kinds.length];
@@ -116,6 +136,24 @@ public final class PackedChange implements Decoded {
     };
   }
 
+  /** Whether the value at a position of an upsert is null, without making it. */
+  public boolean isNullAt(int position) {
+    byte kind = slots.kinds[position];
+    if (kind == Slots.OBJECT) {
+      return chunk.objects[base + slots.slot[position]] == null;
+    }
+    return (nulls & (1L << position)) != 0;
+  }
+
+  /** The long or int at a position of an upsert, widened, without boxing it; the caller has checked it is not null. */
+  public long numberAt(int position) {
+    byte kind = slots.kinds[position];
+    if (kind != Slots.LONG && kind != Slots.INT) {
+      throw new IllegalStateException("position " + position + " holds no long or int");
+    }
+    return chunk.numbers[base + slots.slot[position]];
+  }
+
   /**
    * The value at a position as the table's writer takes it: {@link #value}, except that a string
    * held as bytes comes as Avro's {@link Utf8} over a copy of them, which Iceberg's Parquet writer
@@ -136,8 +174,11 @@ public final class PackedChange implements Decoded {
     return chunk.numbers[base + slots.textSlot[position]];
   }
 
-  /** The key's value as the decoder gave it (a {@code Long} or an {@code Integer}). */
+  /** The key's value as the decoder gave it (a {@code Long}, an {@code Integer} or a {@code UUID}). */
   public Object keyValue() {
+    if (slots.uuidKey) {
+      return isDelete() ? new UUID(key, keyLow()) : chunk.objects[base + slots.slot[slots.keyPosition]];
+    }
     return slots.intKey ? (Object) (int) key : (Object) key;
   }
 
@@ -176,8 +217,11 @@ public final class PackedChange implements Decoded {
     private final int keyPosition;
     private final String keyColumn;
     private final boolean intKey;
+    private final boolean uuidKey;
+    /** A uuid key's low half's number slot in an upsert (its high half is the event's key; the uuid itself is its object slot). */
+    private final int keyLowSlot;
 
-    private Slots(byte[] kinds, int[] scale, int keyPosition, String keyColumn, boolean intKey) {
+    private Slots(byte[] kinds, int[] scale, int keyPosition, String keyColumn, boolean intKey, boolean uuidKey) {
       this.kinds = kinds;
       this.scale = scale;
       this.slot = new int[kinds.length];
@@ -190,13 +234,15 @@ public final class PackedChange implements Decoded {
           textSlot[i] = numbers++;
         }
       }
+      this.keyLowSlot = uuidKey ? numbers++ : -1;
       this.chunkSlots = Math.max(numbers, objects);
       this.keyPosition = keyPosition;
       this.keyColumn = keyColumn;
       this.intKey = intKey;
+      this.uuidKey = uuidKey;
     }
 
-    /** Builds the plan of a row's columns, from their Iceberg types; the key is one column of type long or int. */
+    /** Builds the plan of a row's columns, from their Iceberg types; the key is one column of type long, int or uuid. */
     public static Slots of(List<Type> columns, int keyPosition, String keyColumn) {
       if (columns.size() > 64) {
         throw new IllegalArgumentException("at most 64 columns are packed");
@@ -219,10 +265,16 @@ public final class PackedChange implements Decoded {
         }
       }
       byte keyKind = kinds[keyPosition];
-      if (keyKind != LONG && keyKind != INT) {
-        throw new IllegalArgumentException("the key column must be a long or an int to be packed");
+      boolean uuid = columns.get(keyPosition).typeId() == Type.TypeID.UUID;
+      if (keyKind != LONG && keyKind != INT && !uuid) {
+        throw new IllegalArgumentException("the key column must be a long, an int or a uuid to be packed");
       }
-      return new Slots(kinds, scale, keyPosition, keyColumn, keyKind == INT);
+      return new Slots(kinds, scale, keyPosition, keyColumn, keyKind == INT, uuid);
+    }
+
+    /** Whether the key is a uuid ({@link PackedChange#key()} its high half, {@link PackedChange#keyLow()} its low one). */
+    public boolean uuidKey() {
+      return uuidKey;
     }
 
     /** The number of values of a row. */
@@ -232,8 +284,8 @@ public final class PackedChange implements Decoded {
 
     /**
      * The event packed, or null when it is not of the packed shape: an upsert or delete of one
-     * key column (this plan's, holding a {@code Long} or {@code Integer} as the column's type
-     * does), no key change, every value of its column's Java type as it is (so the table takes it
+     * key column (this plan's, holding a {@code Long}, {@code Integer} or {@code UUID} as the
+     * column's type does), no key change, every value of its column's Java type as it is (so the table takes it
      * unconverted), no TOAST placeholder, each decimal of the column's scale, each timestamp whole
      * microseconds. The caller has checked that the event's schema is the table's columns in order.
      */
@@ -243,12 +295,19 @@ public final class PackedChange implements Decoded {
         return null;
       }
       Object k = e.keyValue();
-      if (!(intKey ? k instanceof Integer : k instanceof Long)) {
+      if (!(uuidKey ? k instanceof UUID : intKey ? k instanceof Integer : k instanceof Long)) {
         return null;
       }
-      long key = ((Number) k).longValue();
+      long key = uuidKey ? ((UUID) k).getMostSignificantBits() : ((Number) k).longValue();
       if (e.op() == Op.DELETE) {
-        return new PackedChange(e.record(), this, e.schema(), key, e.lsnOrNone(), null, 0, 0);
+        if (!uuidKey) {
+          return new PackedChange(e.record(), this, e.schema(), key, e.lsnOrNone(), null, 0, DELETE);
+        }
+        Chunk chunk = Chunk.withRoomFor(1);
+        int base = chunk.used;
+        chunk.numbers[base] = ((UUID) k).getLeastSignificantBits();
+        chunk.used = base + 1;
+        return new PackedChange(e.record(), this, e.schema(), key, e.lsnOrNone(), chunk, base, DELETE);
       }
       Object[] values = e.values();
       if (values == null || values.length != kinds.length || !k.equals(values[keyPosition])) {
@@ -317,6 +376,9 @@ public final class PackedChange implements Decoded {
           }
           default -> throw new IllegalStateException("kind " + kinds[i]);
         }
+      }
+      if (uuidKey) {
+        numbers[base + keyLowSlot] = ((UUID) k).getLeastSignificantBits();
       }
       chunk.used = base + chunkSlots; // only now: a refused event leaves its slots to the next
       return new PackedChange(e.record(), this, e.schema(), key, e.lsnOrNone(), chunk, base, nulls);

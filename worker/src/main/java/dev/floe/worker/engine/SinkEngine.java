@@ -268,7 +268,7 @@ public final class SinkEngine {
       packerLayout = null;
     } else if (packerLayout != layout) {
       packerLayout = layout;
-      packer = EventPacker.of(layout, positional());
+      packer = EventPacker.of(layout, positional(), mergeStateFromIndex);
     }
   }
 
@@ -415,20 +415,24 @@ public final class SinkEngine {
     }
     t = phases.add("decode", t);
     if (!packedChanges.isEmpty()) {
-      sendRejected(rejected, deadLetters);
       List<PackedChange> ordered = BatchFolder.inLogOrder(packedChanges, PackedChange::record);
       t = phases.add("fold", t);
       PrimaryKeyIndex index = index(baseSnapshot);
       t = phases.add("index", t);
       PackedResolver.Resolved resolved = PackedResolver.resolve(ordered, packing, index);
-      ChangeResolver.Changes changes = resolved.changes();
       t = phases.add("resolve", t);
-      EqualityDeltaWriter.Written written =
-          PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), changes.deletePlaces(), baseSnapshot);
-      t = phases.add("write", t);
-      packedBatchesApplied++;
-      return commit(new Planned(changes, written, MoveLedger.EMPTY, null, null, 0, false, resolved.deletedKeys(), packedChanges.size()),
-          records, fresh.size(), tombstones, rejected, next, baseSnapshot, held, stops, attempt, t);
+      if (resolved != null) {
+        sendRejected(rejected, deadLetters);
+        ChangeResolver.Changes changes = resolved.changes();
+        EqualityDeltaWriter.Written written =
+            PositionDeltaWriter.write(table, layout, index, changes.rows(), changes.deletes(), changes.deletePlaces(), baseSnapshot);
+        t = phases.add("write", t);
+        packedBatchesApplied++;
+        return commit(new Planned(changes, written, MoveLedger.EMPTY, null, null, 0, false, resolved.deletedKeys(), packedChanges.size()),
+            records, fresh.size(), tombstones, rejected, next, baseSnapshot, held, stops, attempt, t);
+      }
+      // a merge the packed resolver does not make (a sum out of its column's range): the general path words it per record
+      ordered.forEach(p -> events.add(p.toEvent()));
     }
     FoldedBatch folded = BatchFolder.fold(events, layout::project, layout::projectsAsItIs, layout.rules(), held.truncateLsn());
     t = phases.add("fold", t);
@@ -446,6 +450,7 @@ public final class SinkEngine {
       t = phases.add("index", t);
       changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, true,
           index == null ? null : index.storedRows(table, layout, mergeStateFromIndex), moves);
+      rejectUnmerged(changes, events, rejected, deadLetters);
       t = phases.add("resolve", t);
       written = baseSnapshot == null
           ? new EqualityDeltaWriter.Written(EqualityDeltaWriter.writeRowsTracked(table, layout, changes.rows()), List.of(), List.of(), Set.of())
@@ -464,6 +469,7 @@ public final class SinkEngine {
       changes = ChangeResolver.resolve(baseSnapshot, layout, folded, truncate, needPartition,
           index == null ? ChangeResolver.scanning(table, baseSnapshot, layout) : index.storedRows(table, layout, true),
           moves);
+      rejectUnmerged(changes, events, rejected, deadLetters);
       t = phases.add("resolve", t);
       written = EqualityDeltaWriter.write(table, layout, changes.rows(), changes.deletes(), deleteSpecs);
     }
@@ -479,6 +485,38 @@ public final class SinkEngine {
    */
   private record Planned(ChangeResolver.Changes changes, EqualityDeltaWriter.Written written, MoveLedger moves,
       TruncatePlanner.Plan truncate, Long truncateLsn, int supersededByTruncate, boolean truncates, int deletedKeys, int events) {}
+
+  /**
+   * Rejects the records of the keys whose values in this batch could not combine with their stored
+   * row ({@link ChangeResolver.Changes#unmerged}: a sum out of its column's range), each with the
+   * reason: their stored rows stay as they are, and no retry is made, since none would combine.
+   */
+  private void rejectUnmerged(ChangeResolver.Changes changes, List<ChangeEvent> events, List<RejectedRecord> rejected,
+      DeadLetters deadLetters) {
+    if (changes.unmerged().isEmpty()) {
+      return;
+    }
+    Set<RawRecord> already = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    rejected.forEach(r -> already.add(r.record()));
+    List<RejectedRecord> out = new ArrayList<>();
+    for (ChangeEvent e : events) {
+      if (e.op() == Op.TRUNCATE || already.contains(e.record())) {
+        continue;
+      }
+      String reason;
+      try {
+        reason = changes.unmerged().get(layout.project(e).key());
+      } catch (IllegalArgumentException notProjected) {
+        continue; // the fold rejected it already
+      }
+      if (reason != null) {
+        out.add(new RejectedRecord(e.record(), "merge rule failed against the stored row of its key (" + reason
+            + "): the key's changes in this batch are rejected and its stored row is kept"));
+      }
+    }
+    rejected.addAll(out);
+    sendRejected(out, deadLetters);
+  }
 
   /** Sends a batch's rejections to the dead-letter topic, or fails the batch with them ({@code on-error: fail}). */
   private void sendRejected(List<RejectedRecord> rejected, DeadLetters deadLetters) {
