@@ -108,6 +108,17 @@ final class MergeState {
     }
   }
 
+  /** As {@link #recordRow(String, long, long, Object[])}, each held column's value given by its table position. */
+  void recordRow(String file, long fileRecords, long position, java.util.function.IntFunction<Object> valueAt) {
+    if (columns.length == 0) {
+      return;
+    }
+    FileValues values = files.computeIfAbsent(file, f -> new FileValues(columns, Math.toIntExact(fileRecords)));
+    for (int c = 0; c < columns.length; c++) {
+      values.columns[c].set((int) position, ValueCoercion.coerce(valueAt.apply(columns[c].position()), columns[c].type()));
+    }
+  }
+
   /** A file's values are complete: its string arenas give back their slack. */
   void sealFile(String file) {
     FileValues values = files.get(file);
@@ -451,14 +462,16 @@ final class MergeState {
         lengths[p] = -1;
         return;
       }
-      byte[] b = v.toString().getBytes(StandardCharsets.UTF_8);
-      if (size + b.length > arena.length) {
-        arena = Arrays.copyOf(arena, Math.toIntExact(Math.max(arena.length * 3L / 2, (long) size + b.length)));
+      // a string held as UTF-8 already (a packed row's Avro Utf8) is copied as it is, not decoded and encoded again
+      byte[] b = v instanceof org.apache.avro.util.Utf8 u ? u.getBytes() : v.toString().getBytes(StandardCharsets.UTF_8);
+      int length = v instanceof org.apache.avro.util.Utf8 u ? u.getByteLength() : b.length;
+      if (size + length > arena.length) {
+        arena = Arrays.copyOf(arena, Math.toIntExact(Math.max(arena.length * 3L / 2, (long) size + length)));
       }
-      System.arraycopy(b, 0, arena, size, b.length);
+      System.arraycopy(b, 0, arena, size, length);
       offsets[p] = size;
-      lengths[p] = b.length;
-      size += b.length;
+      lengths[p] = length;
+      size += length;
     }
 
     @Override

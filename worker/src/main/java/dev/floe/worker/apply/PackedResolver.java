@@ -213,6 +213,17 @@ public final class PackedResolver {
       return row;
     }
 
+    /** The value at a table position of the row at {@code i}, as the writer takes it, without making the row. */
+    Object valueAt(int i, int position) {
+      int at = from + java.util.Objects.checkIndex(i, to - from);
+      for (int j = 0; j < mergedPositions.length; j++) {
+        if (mergedPositions[j] == position) {
+          return PackedMerges.valueOf(merged[j][at], position);
+        }
+      }
+      return changes[at].valueToWrite(position);
+    }
+
     /** The key of the row at {@code i} (a uuid's high half), without making the row. */
     long keyAt(int i) {
       return changes[from + java.util.Objects.checkIndex(i, to - from)].key();

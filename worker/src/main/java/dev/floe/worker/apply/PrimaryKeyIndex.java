@@ -263,12 +263,20 @@ public final class PrimaryKeyIndex {
     snapshotId = newSnapshotId;
   }
 
-  /** Records the merge state's values of rows as they were written, file by file. */
+  /**
+   * Records the merge state's values of rows as they were written, file by file; of packed rows,
+   * only the held columns' values are made, not the whole row again.
+   */
   private void recordValues(List<DataFile> files, Map<String, List<Object[]>> rowsOfFiles) {
     for (DataFile file : files) {
       List<Object[]> written = rowsOfFiles.get(file.location());
       for (int position = 0; position < written.size(); position++) {
-        state.recordRow(file.location(), file.recordCount(), position, written.get(position));
+        if (written instanceof PackedResolver.PackedRows packed) {
+          int row = position;
+          state.recordRow(file.location(), file.recordCount(), position, column -> packed.valueAt(row, column));
+        } else {
+          state.recordRow(file.location(), file.recordCount(), position, written.get(position));
+        }
       }
       state.sealFile(file.location());
     }
