@@ -99,13 +99,7 @@ final class MergeState {
 
   /** As {@link #record(String, long, long, Record)}, from a row as it was written (table column order). */
   void recordRow(String file, long fileRecords, long position, Object[] row) {
-    if (columns.length == 0) {
-      return;
-    }
-    FileValues values = files.computeIfAbsent(file, f -> new FileValues(columns, Math.toIntExact(fileRecords)));
-    for (int c = 0; c < columns.length; c++) {
-      values.columns[c].set((int) position, ValueCoercion.coerce(row[columns[c].position()], columns[c].type()));
-    }
+    recordRow(file, fileRecords, position, p -> row[p]);
   }
 
   /** As {@link #recordRow(String, long, long, Object[])}, each held column's value given by its table position. */
@@ -463,8 +457,15 @@ final class MergeState {
         return;
       }
       // a string held as UTF-8 already (a packed row's Avro Utf8) is copied as it is, not decoded and encoded again
-      byte[] b = v instanceof org.apache.avro.util.Utf8 u ? u.getBytes() : v.toString().getBytes(StandardCharsets.UTF_8);
-      int length = v instanceof org.apache.avro.util.Utf8 u ? u.getByteLength() : b.length;
+      byte[] b;
+      int length;
+      if (v instanceof org.apache.avro.util.Utf8 u) {
+        b = u.getBytes();
+        length = u.getByteLength();
+      } else {
+        b = v.toString().getBytes(StandardCharsets.UTF_8);
+        length = b.length;
+      }
       if (size + length > arena.length) {
         arena = Arrays.copyOf(arena, Math.toIntExact(Math.max(arena.length * 3L / 2, (long) size + length)));
       }

@@ -147,7 +147,7 @@ public final class PackedResolver {
     public int slot(PackedChange c, int next) {
       long h = c.key();
       long l = c.keyLow();
-      long mix = mix(h, l);
+      long mix = UuidKeys.mix(h, l);
       int at = map.indexOf(mix);
       if (!map.indexExists(at)) {
         map.indexInsert(at, mix, next);
@@ -169,14 +169,6 @@ public final class PackedResolver {
       }
       collided.put(key, next);
       return next;
-    }
-
-    /** Both halves in one long (murmur3's finalizer over them): time-ordered uuids differ in few bits of one half. */
-    private static long mix(long h, long l) {
-      long x = h * 0x9E3779B97F4A7C15L + l;
-      x = (x ^ (x >>> 33)) * 0xff51afd7ed558ccdL;
-      x = (x ^ (x >>> 33)) * 0xc4ceb9fe1a85ec53L;
-      return x ^ (x >>> 33);
     }
   }
 

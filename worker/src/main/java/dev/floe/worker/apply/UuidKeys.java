@@ -209,11 +209,18 @@ final class UuidKeys extends KeyLocations {
     return slots;
   }
 
-  /** Both halves mixed (murmur3's finalizer): time-ordered UUIDs differ in few bits of one half. */
   private static int hash(long m, long l) {
+    return (int) mix(m, l);
+  }
+
+  /**
+   * Both halves mixed into one long (murmur3's finalizer over {@code m * C + l}): time-ordered UUIDs
+   * differ in few bits of one half. Keys of one mix are rare but exist; callers compare both halves.
+   */
+  static long mix(long m, long l) {
     long h = m * 0x9E3779B97F4A7C15L + l;
     h = (h ^ (h >>> 33)) * 0xff51afd7ed558ccdL;
     h = (h ^ (h >>> 33)) * 0xc4ceb9fe1a85ec53L;
-    return (int) (h ^ (h >>> 33));
+    return h ^ (h >>> 33);
   }
 }
