@@ -340,12 +340,21 @@ class FloeBenchmark {
     checkEqualsSource(table, stream.rows());
     // each baseline runs twice and keeps the faster run: the first pays for this JVM's warm-up
     double scan = Math.min(scanSeconds(table, lagZeroSnapshot), scanSeconds(table, lagZeroSnapshot));
-    double idleScan = Math.min(scanSeconds(table, table.currentSnapshot().snapshotId()), scanSeconds(table, table.currentSnapshot().snapshotId()));
     double[] freshTimes = {Double.MAX_VALUE, Double.MAX_VALUE};
+    Table fresh = null;
     for (int round = 0; round < 2; round++) {
-      double[] t = freshWriteAndScan(freshCopy(catalog, table, spec.table()), table, spec.table());
+      fresh = freshCopy(catalog, table, spec.table());
+      double[] t = freshWriteAndScan(fresh, table, spec.table());
       freshTimes[0] = Math.min(freshTimes[0], t[0]);
       freshTimes[1] = Math.min(freshTimes[1], t[1]);
+    }
+    // The reader's code still warms up over these sub-second scans (a probe of the same rows read
+    // 1.28 s, then 0.61, 0.38 ... 0.27 s): the idle table and the fresh one take turns, so neither
+    // side is measured only on the colder turns, and each keeps its best.
+    double idleScan = Double.MAX_VALUE;
+    for (int turn = 0; turn < IDLE_SCAN_TURNS; turn++) {
+      idleScan = Math.min(idleScan, scanSeconds(table, table.currentSnapshot().snapshotId()));
+      freshTimes[1] = Math.min(freshTimes[1], scanSeconds(fresh));
     }
     Snapshot s = table.snapshot(lagZeroSnapshot); // files and bytes as the batches left them; after idling below
     double rate = produced / seconds;
@@ -486,6 +495,9 @@ class FloeBenchmark {
     source.forEach((k, row) -> expected.put(k, (BigDecimal) row.get("amount")));
     assertThat(lake).isEqualTo(expected);
   }
+
+  /** Scans of the idle table and of the fresh one, taking turns, each side's best kept. */
+  private static final int IDLE_SCAN_TURNS = 3;
 
   static double scanSeconds(Table table) throws IOException {
     return scanSeconds(table, table.currentSnapshot().snapshotId());
