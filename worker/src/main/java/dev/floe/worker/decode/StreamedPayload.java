@@ -174,7 +174,8 @@ final class StreamedPayload {
    * The column's value at the parser's current token, as {@link DebeziumDecoder#readValue} reads it
    * from the token's node. The commonest pairs are read from the token itself (no node, no call
    * through the codec): a null; text into a {@link ValueCodecs#STRING} column; an integer into a
-   * {@link ValueCodecs#LONG}, {@link ValueCodecs#INT} or {@link ValueCodecs#TIMESTAMP_MICROS} one.
+   * {@link ValueCodecs#LONG}, {@link ValueCodecs#INT} or {@link ValueCodecs#TIMESTAMP_MICROS} one;
+   * base64 of up to eight bytes into a decimal ({@link ValueCodecs.DecimalBytes#fromBase64}).
    * Those codecs read such a node the same way (a test holds them to it); a value they would refuse
    * throws here too, and the general path words the rejection.
    */
@@ -187,6 +188,12 @@ final class StreamedPayload {
     if (t == JsonToken.VALUE_STRING && codec == ValueCodecs.STRING) {
       String text = p.getText();
       return DebeziumDecoder.isPlaceholder(text) ? Unchanged.VALUE : SharedStrings.shared(UnicodeText.requireValid(text));
+    }
+    if (t == JsonToken.VALUE_STRING && codec instanceof ValueCodecs.DecimalBytes decimal) {
+      java.math.BigDecimal v = decimal.fromBase64(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+      if (v != null) {
+        return v;
+      }
     }
     if (t == JsonToken.VALUE_NUMBER_INT) {
       JsonParser.NumberType type = p.getNumberType();

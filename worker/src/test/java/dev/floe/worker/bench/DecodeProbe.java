@@ -36,7 +36,7 @@ class DecodeProbe {
   @Test
   @EnabledIfSystemProperty(named = "floe.probe", matches = "true")
   void decodeOnly() {
-    System.out.println(run(200_000, 5));
+    System.out.println(run(200_000, Integer.getInteger("floe.probe.rounds", 5)));
   }
 
   /** The contest's rows (a uuid key, six strings, a long): values that rarely repeat, a key record with its own schema. */

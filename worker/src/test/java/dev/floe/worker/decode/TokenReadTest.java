@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.floe.worker.fold.Unchanged;
+import java.math.BigDecimal;
 import java.time.LocalDateTime;
+import java.util.Base64;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -26,7 +28,9 @@ class TokenReadTest {
       new EventField("l", Types.LongType.get(), true, ValueCodecs.LONG),
       new EventField("i", Types.IntegerType.get(), true, ValueCodecs.INT),
       new EventField("t", Types.TimestampType.withoutZone(), true, ValueCodecs.TIMESTAMP_MICROS),
-      new EventField("d", Types.DateType.get(), true, ValueCodecs.EPOCH_DAYS));
+      new EventField("d", Types.DateType.get(), true, ValueCodecs.EPOCH_DAYS),
+      new EventField("m", Types.DecimalType.of(12, 2), true, ValueCodecs.decimalBytes(12, 2)),
+      new EventField("n", Types.DecimalType.of(4, 1), true, ValueCodecs.decimalBytes(4, 1)));
 
   @Property(tries = 3000)
   void aTokenReadsAsItsNodeDoes(@ForAll("values") String value, @ForAll("columns") EventField column) throws Exception {
@@ -49,6 +53,20 @@ class TokenReadTest {
     assertThat(read("-7", 2)).isEqualTo(-7);
     assertThat(read("1764406800000000", 3)).isEqualTo(LocalDateTime.of(2025, 11, 29, 9, 0));
     assertThat(read("null", 1)).isNull();
+    assertThat(read("\"AYag\"", 5)).isEqualTo(new BigDecimal("1000.00")); // 100000 as Connect writes it
+    assertThat(read("\"/w==\"", 5)).isEqualTo(new BigDecimal("-0.01"));
+  }
+
+  /** Base64 as Connect writes a decimal's unscaled bytes (any length, any sign), and text near it that is not quite that. */
+  private static Arbitrary<String> base64Decimals() {
+    Arbitrary<String> encoded = Arbitraries.bytes().array(byte[].class).ofMaxSize(10).map(b -> Base64.getEncoder().encodeToString(b));
+    Arbitrary<String> nearly = Arbitraries.oneOf(
+        encoded.map(e -> e.replace("=", "")), // unpadded
+        encoded.map(e -> e.isEmpty() ? "=" : e.substring(1)), // cut
+        encoded.map(e -> e.replace('A', '-')), // another alphabet
+        encoded.map(e -> e.length() < 4 ? e : e.substring(0, e.length() - 2) + (e.endsWith("==") ? "B=" : "BB")), // leftover bits
+        Arbitraries.strings().withChars("AB/+=w9é").ofMaxLength(12));
+    return Arbitraries.oneOf(encoded, nearly).map(e -> JSON.valueToTree(e).toString());
   }
 
   @Provide
@@ -66,7 +84,8 @@ class TokenReadTest {
             "-9223372036854775809", "1e3", "1.5", "-0.0", "NaN", "true", "false", "null", "{}", "[1]", "[\"__debezium_unavailable_value\"]",
             "\"__debezium_unavailable_value\"", "\"X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ==\"", "\"\\ud800\"", "\"a\\ud83d\\ude00b\"",
             "\"\"", "\"12\"", "253402300800000000", "-62135596800000001"),
-        Arbitraries.strings().withChars("ab1é\\\"\u0001 ").ofMaxLength(8).map(s -> JSON.valueToTree(s).toString()));
+        Arbitraries.strings().withChars("ab1é\\\"\u0001 ").ofMaxLength(8).map(s -> JSON.valueToTree(s).toString()),
+        base64Decimals());
   }
 
   private static Object read(String value, int column) throws Exception {
