@@ -32,6 +32,23 @@ class UnicodeTextTest {
     }
   }
 
+  @Test
+  void onlyTheBytesOfTheWindowAreChecked() {
+    // given ASCII with one byte past it in every place relative to the eight-byte steps, inside and outside a window
+    for (int length = 0; length < 40; length++) {
+      for (int offset = 0; offset < 9; offset++) {
+        for (int bad = 0; bad < offset + length + 9; bad++) {
+          byte[] bytes = "The quick brown fox jumps over the lazy dog, twice over.".getBytes(StandardCharsets.US_ASCII);
+          bytes[bad] = (byte) 0xC3; // a lead byte without its continuation
+          boolean inside = bad >= offset && bad < offset + length;
+
+          // then the check refuses it only where the window holds it
+          assertThat(UnicodeText.isUtf8(bytes, offset, length)).as("offset %d length %d bad at %d", offset, length, bad).isEqualTo(!inside);
+        }
+      }
+    }
+  }
+
   private static boolean strictlyDecodes(byte[] bytes) {
     try {
       StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
