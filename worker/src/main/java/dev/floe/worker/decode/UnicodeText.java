@@ -1,9 +1,6 @@
 package dev.floe.worker.decode;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -16,9 +13,6 @@ import java.nio.charset.StandardCharsets;
 final class UnicodeText {
   private UnicodeText() {}
 
-  private static final VarHandle EIGHT_BYTES = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final long HIGH_BITS = 0x8080808080808080L;
-
   /**
    * Whether bytes are well-formed UTF-8. Jackson validates the UTF-8 of a field name only the first
    * time it meets it: a name whose bytes equal a known name's padded lookup key (a known name with
@@ -27,12 +21,7 @@ final class UnicodeText {
    */
   static boolean isUtf8(byte[] bytes, int offset, int length) {
     int end = offset + length;
-    int i = offset;
-    // eight bytes a step while they are ASCII: every record's payload passes here (a tenth of decoding byte by byte)
-    while (i + Long.BYTES <= end && ((long) EIGHT_BYTES.get(bytes, i) & HIGH_BITS) == 0) {
-      i += Long.BYTES;
-    }
-    for (; i < end; i++) {
+    for (int i = offset; i < end; i++) {
       if (bytes[i] < 0) {
         try {
           StandardCharsets.UTF_8.newDecoder()

@@ -46,45 +46,6 @@ class DecodeProbe {
     System.out.println("contest " + run(contestRecords(200_000), 5));
   }
 
-  /**
-   * The UTF-8 check every payload passes before Jackson reads it, eight bytes a step while they are
-   * ASCII, against the same check byte by byte, alternating on the same records.
-   */
-  @Test
-  @EnabledIfSystemProperty(named = "floe.probe", matches = "true")
-  void utf8CheckOnly() {
-    List<RawRecord> batch = new OrdersWorkload(100_000).nextBatch(200_000);
-    long bestSteps = Long.MAX_VALUE;
-    long bestBytes = Long.MAX_VALUE;
-    for (int round = 0; round < Integer.getInteger("floe.probe.rounds", 10); round++) {
-      long t0 = System.nanoTime();
-      int passed = 0;
-      for (RawRecord r : batch) {
-        passed += dev.floe.worker.decode.DecodeAccess.isUtf8(r.value()) ? 1 : 0;
-      }
-      long t1 = System.nanoTime();
-      for (RawRecord r : batch) {
-        passed -= asciiByteByByte(r.value()) ? 1 : 0;
-      }
-      long t2 = System.nanoTime();
-      assertThat(passed).isZero();
-      bestSteps = Math.min(bestSteps, t1 - t0);
-      bestBytes = Math.min(bestBytes, t2 - t1);
-    }
-    System.out.printf(Locale.ROOT, "utf-8 check, %,d records: %d ns a record in eight-byte steps, %d ns byte by byte (%.2fx)%n",
-        batch.size(), bestSteps / batch.size(), bestBytes / batch.size(), (double) bestBytes / bestSteps);
-  }
-
-  /** The check's ASCII pass as it was: one byte a step (every record here is ASCII, so the JDK's decoder is never reached). */
-  private static boolean asciiByteByByte(byte[] bytes) {
-    for (byte b : bytes) {
-      if (b < 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   @Test
   void avroSmoke() {
     System.out.println(avro(5_000, 2));

@@ -34,7 +34,7 @@ class UnicodeTextTest {
 
   @Test
   void onlyTheBytesOfTheWindowAreChecked() {
-    // given ASCII with one byte past it in every place relative to the eight-byte steps, inside and outside a window
+    // given ASCII with one byte past it in every place, inside and outside a window
     for (int length = 0; length < 40; length++) {
       for (int offset = 0; offset < 9; offset++) {
         for (int bad = 0; bad < offset + length + 9; bad++) {
