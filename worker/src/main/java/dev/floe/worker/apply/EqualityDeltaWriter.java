@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -122,13 +120,13 @@ public final class EqualityDeltaWriter {
     return new Written(writeRowsTracked(table, layout, rows), deleteFiles, List.of(), Set.of());
   }
 
-  /** Rows a data file must get, at least, to be written on a thread of its own. */
-  static final int PARALLEL_FILE_ROWS = 50_000;
-
   /**
-   * Writes final rows as data files of the table's current spec, rolled at the target size. Many
-   * rows of an unpartitioned table are split into one file per core, written side by side: Parquet
-   * encoding was a third of a batch on one core. A part that fails takes the others' files with it.
+   * Writes final rows as data files of the table's current spec, rolled at the target size: one
+   * file per partition, on this thread. A batch large enough to split across both cores comes from
+   * a backlog, whose next batch the other core polls and decodes meanwhile: split, the rows cost
+   * 10–40% more CPU to encode (two writers' buffers and dictionaries, and each file's first page
+   * tries a dictionary on unique columns), the table got twice the files, and the drain gained
+   * nothing (full-size {@code orders} and the contest at a tenth, docs/benchmarks.md, 2026-12-06).
    */
   public static List<DataFile> writeRows(Table table, TableLayout layout, List<Object[]> rows) {
     return writeRowsTracked(table, layout, rows).files();
@@ -136,47 +134,7 @@ public final class EqualityDeltaWriter {
 
   /** {@link #writeRows}, telling which rows each file holds where that is known. */
   public static Rows writeRowsTracked(Table table, TableLayout layout, List<Object[]> rows) {
-    int parts = layout.partitioned() ? 1
-        : (int) Math.min(Runtime.getRuntime().availableProcessors(), rows.size() / PARALLEL_FILE_ROWS);
-    if (parts <= 1) {
-      return writeRowsOnce(table, layout, rows);
-    }
-    int size = (rows.size() + parts - 1) / parts;
-    List<CompletableFuture<Rows>> others = new ArrayList<>();
-    for (int from = size; from < rows.size(); from += size) {
-      List<Object[]> part = rows.subList(from, Math.min(rows.size(), from + size));
-      others.add(CompletableFuture.supplyAsync(() -> writeRowsOnce(table, layout, part)));
-    }
-    List<DataFile> out = new ArrayList<>();
-    Map<String, List<Object[]>> rowsOfFiles = new HashMap<>();
-    RuntimeException failure = null;
-    try {
-      Rows first = writeRowsOnce(table, layout, rows.subList(0, size));
-      out.addAll(first.files());
-      rowsOfFiles.putAll(first.rowsOfFiles());
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    for (CompletableFuture<Rows> f : others) {
-      try {
-        Rows part = f.join();
-        out.addAll(part.files());
-        rowsOfFiles.putAll(part.rowsOfFiles());
-      } catch (CompletionException e) {
-        failure = TwoCores.withFailureOf(failure, e);
-      }
-    }
-    if (failure != null) {
-      for (DataFile f : out) {
-        try {
-          table.io().deleteFile(f.location());
-        } catch (RuntimeException e) {
-          failure.addSuppressed(e); // an orphan for the orphan sweep; the write's own failure is what matters
-        }
-      }
-      throw failure;
-    }
-    return new Rows(out, rowsOfFiles);
+    return writeRowsOnce(table, layout, rows);
   }
 
   /** The writer factory of a table's data files (Parquet, the table's properties): batches, compaction and the warm-up share it. */

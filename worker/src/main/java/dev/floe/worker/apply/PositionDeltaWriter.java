@@ -82,7 +82,7 @@ public final class PositionDeltaWriter {
     // the deletes on another core while this one writes the rows: they do not depend on each other
     CompletableFuture<DeleteWriteResult> writingDeletes = targets.count == 0
         ? CompletableFuture.completedFuture(null)
-        : CompletableFuture.supplyAsync(() -> writeDeletes(table, targets, referenced, baseSnapshot));
+        : CompletableFuture.supplyAsync(() -> writeDeletes(table, targets, referenced, baseSnapshot), SideThreads.EXECUTOR);
     EqualityDeltaWriter.Rows dataFiles;
     try {
       dataFiles = EqualityDeltaWriter.writeRowsTracked(table, layout, rows);

@@ -38,7 +38,7 @@ final class TwoCores {
    * {@code here} is thrown with one of {@code beside} added to it, or that one alone.
    */
   static void both(Runnable here, Runnable beside) {
-    CompletableFuture<Void> other = CompletableFuture.runAsync(beside);
+    CompletableFuture<Void> other = CompletableFuture.runAsync(beside, SideThreads.EXECUTOR);
     RuntimeException failure = null;
     try {
       here.run();

@@ -27,8 +27,7 @@ final class IndexCopies {
   static final int EVERY = 20;
   /**
    * Writes copies for every engine (at 10M keys, half a gigabyte: seconds the applying thread spent
-   * writing); a daemon thread of its own, not the common pool, whose one thread on two cores writes
-   * a batch's second data file.
+   * writing); a daemon thread of its own, which writes one copy at a time.
    */
   private static final ExecutorService WRITER = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "floe-index-writer");

@@ -7,9 +7,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** Work split over two cores: every index once, and a failure thrown only once both sides ended. */
+/** Work split over two cores: every index once, a failure thrown only once both sides ended, on named threads. */
 class TwoCoresTest {
 
   @Test
@@ -57,6 +58,19 @@ class TwoCoresTest {
       throw new IllegalArgumentException("beside failed");
     })).isInstanceOf(IllegalStateException.class)
         .satisfies(e -> assertThat(e.getSuppressed()).singleElement().isInstanceOf(IllegalArgumentException.class));
+  }
+
+  @Test
+  void workBesideRunsOnANamedDaemonThreadOfFloesOwn() {
+    // given work beside this thread
+    AtomicReference<Thread> beside = new AtomicReference<>();
+
+    // when it has ended
+    TwoCores.both(() -> { }, () -> beside.set(Thread.currentThread()));
+
+    // then it ran on one of Floe's side threads (a thread dump names it), a daemon that never holds the JVM up
+    assertThat(beside.get().getName()).startsWith("floe-side-");
+    assertThat(beside.get().isDaemon()).isTrue();
   }
 
   private static void await(CountDownLatch latch) {
