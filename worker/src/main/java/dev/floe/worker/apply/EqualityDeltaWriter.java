@@ -132,17 +132,13 @@ public final class EqualityDeltaWriter {
     return writeRowsTracked(table, layout, rows).files();
   }
 
-  /** {@link #writeRows}, telling which rows each file holds where that is known. */
-  public static Rows writeRowsTracked(Table table, TableLayout layout, List<Object[]> rows) {
-    return writeRowsOnce(table, layout, rows);
-  }
-
   /** The writer factory of a table's data files (Parquet, the table's properties): batches, compaction and the warm-up share it. */
   public static GenericFileWriterFactory dataFileWriters(Table table, Schema schema) {
     return new GenericFileWriterFactory.Builder(table).dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
   }
 
-  private static Rows writeRowsOnce(Table table, TableLayout layout, List<Object[]> rows) {
+  /** {@link #writeRows}, telling which rows each file holds where that is known. */
+  public static Rows writeRowsTracked(Table table, TableLayout layout, List<Object[]> rows) {
     Schema schema = layout.schema();
     GenericFileWriterFactory factory = dataFileWriters(table, schema);
     OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())

@@ -6,8 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The daemon threads that run a batch's work beside the applying thread ({@code floe-apply-<sink>}):
- * the deletes, a second data file, the upper half of a long loop. Named {@code floe-side-N}, kept
- * between batches.
+ * its deletes, the upper half of a long loop. Named {@code floe-side-N}, kept between batches.
  */
 final class SideThreads {
   private static final AtomicInteger NUMBER = new AtomicInteger();
