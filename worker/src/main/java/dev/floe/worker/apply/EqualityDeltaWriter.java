@@ -133,14 +133,14 @@ public final class EqualityDeltaWriter {
   }
 
   /** The writer factory of a table's data files (Parquet, the table's properties): batches, compaction and the warm-up share it. */
-  public static GenericFileWriterFactory dataFileWriters(Table table, Schema schema) {
-    return new GenericFileWriterFactory.Builder(table).dataSchema(schema).dataFileFormat(FileFormat.PARQUET).build();
+  public static DataFileWriters dataFileWriters(Table table, Schema schema) {
+    return new DataFileWriters(table, schema);
   }
 
   /** {@link #writeRows}, telling which rows each file holds where that is known. */
   public static Rows writeRowsTracked(Table table, TableLayout layout, List<Object[]> rows) {
     Schema schema = layout.schema();
-    GenericFileWriterFactory factory = dataFileWriters(table, schema);
+    DataFileWriters factory = dataFileWriters(table, schema);
     OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
         .format(FileFormat.PARQUET).operationId(UUID.randomUUID().toString()).build();
     long targetSize = PropertyUtil.propertyAsLong(table.properties(),

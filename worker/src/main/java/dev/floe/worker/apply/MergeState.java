@@ -1,5 +1,6 @@
 package dev.floe.worker.apply;
 
+import dev.floe.worker.decode.Utf8Slice;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -456,10 +457,15 @@ final class MergeState {
         lengths[p] = -1;
         return;
       }
-      // a string held as UTF-8 already (a packed row's Avro Utf8) is copied as it is, not decoded and encoded again
+      // a string held as UTF-8 already (a packed row's slice, Avro's Utf8) is copied as it is, not decoded and encoded again
       byte[] b;
+      int from = 0;
       int length;
-      if (v instanceof org.apache.avro.util.Utf8 u) {
+      if (v instanceof Utf8Slice slice) {
+        b = slice.bytes();
+        from = slice.offset();
+        length = slice.byteLength();
+      } else if (v instanceof org.apache.avro.util.Utf8 u) {
         b = u.getBytes();
         length = u.getByteLength();
       } else {
@@ -469,7 +475,7 @@ final class MergeState {
       if (size + length > arena.length) {
         arena = Arrays.copyOf(arena, Math.toIntExact(Math.max(arena.length * 3L / 2, (long) size + length)));
       }
-      System.arraycopy(b, 0, arena, size, length);
+      System.arraycopy(b, from, arena, size, length);
       offsets[p] = size;
       lengths[p] = length;
       size += length;

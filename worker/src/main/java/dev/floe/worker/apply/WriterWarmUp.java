@@ -24,7 +24,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.encryption.EncryptedFiles;
@@ -50,7 +49,7 @@ public final class WriterWarmUp {
    * The factory batches write data files with, made from the table now, on the thread that owns
    * it; {@link #write} may run on another.
    */
-  public static GenericFileWriterFactory factoryFor(Table table, Schema schema) {
+  public static DataFileWriters factoryFor(Table table, Schema schema) {
     return EqualityDeltaWriter.dataFileWriters(table, schema);
   }
 
@@ -58,7 +57,7 @@ public final class WriterWarmUp {
    * Writes and deletes the throwaway data file and its manifest; throws when a column's type has
    * no zero value here (nested, required).
    */
-  public static void write(GenericFileWriterFactory factory, Schema schema, int formatVersion) {
+  public static void write(DataFileWriters factory, Schema schema, int formatVersion) {
     Path dir = null;
     try {
       dir = Files.createTempDirectory("floe-warm-up-");

@@ -5,10 +5,8 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
-import org.apache.avro.util.Utf8;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -156,15 +154,14 @@ public final class PackedChange implements Decoded {
 
   /**
    * The value at a position as the table's writer takes it: {@link #value}, except that a string
-   * held as bytes comes as Avro's {@link Utf8} over a copy of them, which Iceberg's Parquet writer
-   * writes as they are instead of encoding the text again.
+   * held as bytes comes as a {@link Utf8Slice} of them, which the writer writes as they are: no copy,
+   * no text decoded and encoded again.
    */
   public Object valueToWrite(int position) {
     if (slots.kinds[position] == Slots.STRING && (nulls & (1L << position)) == 0
         && chunk.objects[base + slots.slot[position]] instanceof byte[] text) {
       long at = textAt(position);
-      int from = Text.offset(at);
-      return new Utf8(Arrays.copyOfRange(text, from, from + Text.length(at)));
+      return new Utf8Slice(text, Text.offset(at), Text.length(at));
     }
     return value(position);
   }

@@ -1,6 +1,7 @@
 package dev.floe.worker.engine;
 
 import dev.floe.worker.apply.ChangeResolver;
+import dev.floe.worker.apply.DataFileWriters;
 import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.apply.EventPacker;
 import dev.floe.worker.apply.IncompatibleSchemaException;
@@ -49,7 +50,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -731,7 +731,7 @@ public final class SinkEngine {
       return;
     }
     Schema schema = layout.schema();
-    GenericFileWriterFactory factory = WriterWarmUp.factoryFor(table, schema); // here: the table is this thread's
+    DataFileWriters factory = WriterWarmUp.factoryFor(table, schema); // here: the table is this thread's
     int formatVersion = org.apache.iceberg.TableUtil.formatVersion(table);
     startWarmUpThread(() -> WriterWarmUp.write(factory, schema, formatVersion));
   }

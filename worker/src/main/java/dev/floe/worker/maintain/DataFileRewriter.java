@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import dev.floe.worker.apply.DataFileWriters;
 import dev.floe.worker.apply.DeleteCache;
 import dev.floe.worker.apply.EqualityDeltaWriter;
 import dev.floe.worker.apply.LiveRows;
@@ -16,7 +17,6 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
@@ -45,7 +45,7 @@ public final class DataFileRewriter {
    */
   public static Rewritten rewrite(Table table, List<FileScanTask> group, long targetFileSize, Map<Integer, Object> fill) {
     Schema schema = table.schema();
-    GenericFileWriterFactory factory = EqualityDeltaWriter.dataFileWriters(table, schema);
+    DataFileWriters factory = EqualityDeltaWriter.dataFileWriters(table, schema);
     OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
         .format(FileFormat.PARQUET).operationId("compact-" + UUID.randomUUID()).build();
     PartitionKey partitionKey = new PartitionKey(table.spec(), schema);
