@@ -30,10 +30,11 @@ import org.apache.parquet.schema.PrimitiveType;
  * Iceberg's Parquet writer of a table's records, column by column, except for two kinds of
  * top-level column. A string column writes the UTF-8 bytes a packed row holds its text in ({@link
  * Utf8Slice}) as they are: Iceberg's own string writer takes bytes only from Avro's {@code Utf8},
- * which owns its array from offset 0, so each packed string was copied into one per row (a fifth of
- * the contest's write, docs/benchmarks.md). A uuid column writes its 16 bytes from a buffer of its
- * own, where Iceberg's looks up a thread-local one per value. Every other column is Iceberg's writer
- * of that column, run on a one-field record: levels, nulls, metrics and encodings are Iceberg's.
+ * which owns its array from offset 0, so each packed string was copied into one per row: two
+ * objects per string and row for the collector (docs/benchmarks.md, item 12). A uuid column writes
+ * its 16 bytes from a buffer of its own, where Iceberg's looks up a thread-local one per value.
+ * Every other column is Iceberg's writer of that column, run on a one-field record: levels, nulls,
+ * metrics and encodings are Iceberg's.
  */
 final class PackedRowWriter implements ParquetValueWriter<Record> {
   /** Per top-level column: its string or uuid writer, or null where {@link #others} writes it. */
